@@ -1,0 +1,1 @@
+"""CUDA -> MUSA source porter."""

@@ -1,0 +1,1 @@
+"""Testing support: the simulated torch_musa and a pytest plugin."""

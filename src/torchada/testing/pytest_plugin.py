@@ -1,0 +1,1 @@
+"""pytest plugin for downstream projects (inert unless asked for)."""
