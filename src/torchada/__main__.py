@@ -1,0 +1,5 @@
+import sys
+
+from torchada.cli import main
+
+sys.exit(main())

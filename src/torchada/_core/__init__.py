@@ -1,0 +1,1 @@
+"""torchada's machinery: activation, finder, registry, gates, journal, report."""

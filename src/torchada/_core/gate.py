@@ -1,0 +1,45 @@
+"""When an area may apply: platform, torch / torch_musa version ranges, optional probe."""
+
+import sys
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Gate:
+    platforms: Tuple[str, ...] = ("musa",)
+    torch: Optional[str] = None        # a packaging SpecifierSet, e.g. ">=2.7,<2.11"
+    torch_musa: Optional[str] = None
+    probe: Optional[Callable[[], Optional[str]]] = None  # returns a reason to skip, or None
+
+    def check(self, platform, torch_version, torch_musa_version):
+        """None when the area may apply, else the reason it is skipped."""
+        if platform not in self.platforms:
+            return "platform is %s (area runs on %s)" % (platform, ", ".join(self.platforms))
+        for label, spec, version in (
+            ("torch", self.torch, torch_version),
+            ("torch_musa", self.torch_musa, torch_musa_version),
+        ):
+            if spec and not version_in(version, spec):
+                return "%s %s not in %s" % (label, version or "(absent)", spec)
+        if self.probe is not None:
+            return self.probe()
+        return None
+
+
+def version_in(version, spec):
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    if not version:
+        return False
+    try:
+        # Local labels (+cpu, +git...) say nothing about API level.
+        return Version(str(version).split("+")[0]) in SpecifierSet(spec, prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def module_version(name):
+    module = sys.modules.get(name)
+    return getattr(module, "__version__", None) if module is not None else None

@@ -1,0 +1,61 @@
+"""One journal for every write an area makes, so a half-applied area rolls back whole."""
+
+_MISSING = object()
+
+
+class Journal:
+    """Records (owner, name, old value) for each write; ``revert`` undoes them in reverse."""
+
+    def __init__(self, area):
+        self.area = area
+        self._undo = []
+
+    def __len__(self):
+        return len(self._undo)
+
+    def setattr(self, owner, name, value):
+        old = owner.__dict__.get(name, _MISSING) if _has_dict(owner) else getattr(owner, name, _MISSING)
+        setattr(owner, name, value)
+        self._undo.append(lambda: _restore_attr(owner, name, old))
+        return old if old is not _MISSING else None
+
+    def setitem(self, mapping, key, value):
+        old = mapping.get(key, _MISSING)
+        mapping[key] = value
+        self._undo.append(lambda: _restore_item(mapping, key, old))
+
+    def on_revert(self, callback):
+        self._undo.append(callback)
+
+    def revert(self):
+        """Undo every recorded step, newest first; returns the errors met (never raises)."""
+        errors = []
+        while self._undo:
+            step = self._undo.pop()
+            try:
+                step()
+            except Exception as exc:  # keep undoing the rest
+                errors.append(exc)
+        return errors
+
+
+def _has_dict(owner):
+    # Classes and modules: look in their own __dict__ so inherited attributes are not copied down.
+    return isinstance(owner, type) or type(owner).__name__ == "module"
+
+
+def _restore_attr(owner, name, old):
+    if old is _MISSING:
+        try:
+            delattr(owner, name)
+        except AttributeError:
+            pass
+    else:
+        setattr(owner, name, old)
+
+
+def _restore_item(mapping, key, old):
+    if old is _MISSING:
+        mapping.pop(key, None)
+    else:
+        mapping[key] = old

@@ -1,0 +1,176 @@
+"""The registry: every area, its state, and the loop that applies the ones that are due.
+
+State lives under one RLock, but area code (and any import it does) runs outside it.
+A thread-local flag makes ``process`` re-entrant: an area that imports a trigger module
+while applying only marks the registry dirty, and the outer loop picks the new work up.
+"""
+
+import importlib
+import logging
+import sys
+import threading
+import time
+
+from torchada._core.gate import module_version
+from torchada._core.journal import Journal
+from torchada._core import settings
+
+logger = logging.getLogger("torchada")
+
+PENDING, APPLYING, APPLIED, SKIPPED, FAILED, REVERTED = (
+    "pending", "applying", "applied", "skipped", "failed", "reverted")
+
+_tls = threading.local()
+
+
+class AreaRecord:
+    __slots__ = ("name", "module", "triggers", "gate", "state", "reason", "error", "seconds",
+                 "journal", "writes")
+
+    def __init__(self, name, module):
+        self.name = name
+        self.module = module
+        self.triggers = tuple(module.TRIGGERS)
+        self.gate = module.GATE
+        self.state = PENDING
+        self.reason = None
+        self.error = None
+        self.seconds = 0.0
+        self.journal = None
+        self.writes = 0
+
+
+def loading():
+    """Names whose module body has run in this thread but whose import has not returned yet."""
+    names = getattr(_tls, "loading", None)
+    if names is None:
+        names = _tls.loading = set()
+    return names
+
+
+def module_ready(name):
+    if name in loading():
+        return True
+    module = sys.modules.get(name)
+    if module is None:
+        return False
+    return not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+class Registry:
+    def __init__(self, platform, area_names, package="torchada.areas"):
+        self.platform = platform
+        self._lock = threading.RLock()
+        self.records = [AreaRecord(n, importlib.import_module("%s.%s" % (package, n)))
+                        for n in area_names]
+        self.triggers = frozenset(t for r in self.records for t in r.triggers) | {"torch"}
+        disabled = settings.disabled_areas({r.name for r in self.records})
+        for record in self.records:
+            if record.name in disabled:
+                record.state, record.reason = SKIPPED, "disabled by %s" % settings.DISABLE_AREAS_VAR
+        self.backend_error = None
+        self._backend_tried = False
+
+    # -- applying -------------------------------------------------------------------------
+    def process(self):
+        """Apply every pending area whose trigger (and torch) is fully imported."""
+        if getattr(_tls, "busy", False):
+            return  # re-entered from an area's own imports: the outer loop rescans
+        _tls.busy = True
+        try:
+            if self.platform == "musa" and module_ready("torch"):
+                self._load_backend()  # torch.musa exists as soon as torch is imported
+            progressed = True
+            while progressed:
+                progressed = False
+                for record in self.records:
+                    if self._claim(record):
+                        self._run(record)
+                        progressed = True
+        finally:
+            _tls.busy = False
+
+    def _claim(self, record):
+        with self._lock:
+            if record.state != PENDING or not module_ready("torch"):
+                return False
+            if not any(module_ready(t) for t in record.triggers):
+                return False
+            record.state = APPLYING
+            return True
+
+    def _run(self, record):
+        started = time.perf_counter()
+        reason = self._gate_reason(record)
+        if reason is not None:
+            self._finish(record, SKIPPED, reason, started)
+            return
+        journal = Journal(record.name)
+        try:
+            record.module.apply(journal)
+        except Exception as exc:
+            errors = journal.revert()
+            record.error = "%s: %s" % (type(exc).__name__, exc)
+            extra = " (and %d rollback errors)" % len(errors) if errors else ""
+            self._finish(record, FAILED, record.error, started)
+            logger.warning(
+                "torchada: area %r failed and was rolled back%s: %s. The program continues "
+                "without it; silence this with %s=%s",
+                record.name, extra, record.error, settings.DISABLE_AREAS_VAR, record.name)
+            return
+        record.journal, record.writes = journal, len(journal)
+        self._finish(record, APPLIED, None, started)
+
+    def _finish(self, record, state, reason, started):
+        with self._lock:
+            record.state, record.reason = state, reason
+            record.seconds = time.perf_counter() - started
+
+    def _gate_reason(self, record):
+        if self.platform == "musa" and "musa" in record.gate.platforms:
+            error = self._load_backend()
+            if error:
+                return "torch_musa unavailable (%s)" % error
+        try:
+            return record.gate.check(self.platform, module_version("torch"),
+                                     module_version("torch_musa"))
+        except Exception as exc:  # a broken probe skips its area, nothing more
+            return "gate check raised %s: %s" % (type(exc).__name__, exc)
+
+    def _load_backend(self):
+        """Import torch_musa once, after torch; its failure skips the MUSA areas."""
+        if not self._backend_tried:
+            self._backend_tried = True
+            try:
+                importlib.import_module("torch_musa")
+            except BaseException as exc:  # SystemExit from a broken build too
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                self.backend_error = "%s: %s" % (type(exc).__name__, exc)
+                logger.warning(
+                    "torchada: importing torch_musa failed (%s); CUDA APIs are not mapped to "
+                    "MUSA. Fix the torch_musa install, or silence this with TORCHADA_PLATFORM=off",
+                    self.backend_error)
+        return self.backend_error
+
+    # -- undoing --------------------------------------------------------------------------
+    def revert(self, names=None):
+        """Undo applied areas (all, or those named), newest first; they stay reverted."""
+        for record in reversed(self.records):
+            if names is not None and record.name not in names:
+                continue
+            with self._lock:
+                if record.state != APPLIED:
+                    continue
+                record.state = REVERTED
+            errors = record.journal.revert()
+            if errors:
+                logger.warning("torchada: reverting area %r met %d errors: %s",
+                               record.name, len(errors), errors[0])
+
+    def reapply(self, names=None):
+        with self._lock:
+            for record in self.records:
+                if record.state == REVERTED and (names is None or record.name in names):
+                    record.state = PENDING
+        self.process()

@@ -1,0 +1,51 @@
+"""The ``torchada`` command: ``status``, ``run`` and ``port``."""
+
+import argparse
+import sys
+
+USAGE = """usage: torchada <command> [args]
+
+commands:
+  status [--json] [--no-import]   report every area: applied / skipped / failed / pending
+  run [--simulate] PROG [ARGS]    run an unmodified CUDA program with torchada active
+  port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
+"""
+
+
+def _status(argv):
+    parser = argparse.ArgumentParser(prog="torchada status")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--no-import", action="store_true",
+                        help="do not import torch first (areas stay pending)")
+    args = parser.parse_args(argv)
+    if not args.no_import:
+        try:
+            import torch  # noqa: F401  (fires the triggers so the report is complete)
+        except ImportError as exc:
+            print("torchada: torch is not importable (%s); install torch first" % exc,
+                  file=sys.stderr)
+    import torchada
+
+    report = torchada.status()
+    print(report.to_json() if args.json else report)
+    return 1 if report.by_state("failed") else 0
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "status":
+        return _status(rest)
+    if command == "run":
+        from torchada.run_cmd import main as run_main
+
+        return run_main(rest)
+    if command == "port":
+        from torchada.porting.cli import main as port_main
+
+        return port_main(rest)
+    print("torchada: unknown command %r\n\n%s" % (command, USAGE), file=sys.stderr)
+    return 2
