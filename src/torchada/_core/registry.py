@@ -27,13 +27,19 @@ class AreaRecord:
     __slots__ = ("name", "module", "triggers", "gate", "state", "reason", "error", "seconds",
                  "journal", "writes")
 
-    def __init__(self, name, module):
+    def __init__(self, name, package):
         self.name = name
-        self.module = module
-        self.triggers = tuple(module.TRIGGERS)
-        self.gate = module.GATE
-        self.state = PENDING
-        self.reason = None
+        self.state, self.reason = PENDING, None
+        try:
+            self.module = importlib.import_module("%s.%s" % (package, name))
+            self.triggers = tuple(self.module.TRIGGERS)
+            self.gate = self.module.GATE
+        except Exception as exc:  # a broken area module costs that area only
+            self.module, self.triggers, self.gate = None, (), None
+            self.state, self.reason = FAILED, "cannot load area module: %s: %s" % (
+                type(exc).__name__, exc)
+            logger.warning("torchada: area %r %s; silence this with %s=%s", name, self.reason,
+                           settings.DISABLE_AREAS_VAR, name)
         self.error = None
         self.seconds = 0.0
         self.journal = None
@@ -61,8 +67,7 @@ class Registry:
     def __init__(self, platform, area_names, package="torchada.areas"):
         self.platform = platform
         self._lock = threading.RLock()
-        self.records = [AreaRecord(n, importlib.import_module("%s.%s" % (package, n)))
-                        for n in area_names]
+        self.records = [AreaRecord(n, package) for n in area_names]
         self.triggers = frozenset(t for r in self.records for t in r.triggers) | {"torch"}
         disabled = settings.disabled_areas({r.name for r in self.records})
         for record in self.records:
