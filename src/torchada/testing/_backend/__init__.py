@@ -1,0 +1,113 @@
+"""Builds (once) and loads the simulator's C++ backend.
+
+The shared library is cached in ``platformdirs.user_cache_dir("torchada")/sim_backend/
+<torch version>-<sha of source>``; a present library is loaded directly (no ninja, no
+compiler).  Concurrent processes (pytest-xdist) build it once, under a file lock.
+``TORCHADA_SIM_CACHE_DIR`` replaces the cache root (used by the cold-build benchmark).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
+LIB_NAME = "musa_sim_backend"
+_loaded_path = None
+
+
+def _source_hash() -> str:
+    with open(SOURCE, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def cache_root() -> str:
+    root = os.environ.get("TORCHADA_SIM_CACHE_DIR")
+    if root:
+        return os.path.join(root, "sim_backend")
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("torchada"), "sim_backend")
+
+
+def cache_dir() -> str:
+    import torch
+
+    tag = torch.__version__.replace("+", "_")
+    return os.path.join(cache_root(), f"{tag}-{_source_hash()}")
+
+
+def library_path() -> str:
+    return os.path.join(cache_dir(), LIB_NAME + ".so")
+
+
+@contextlib.contextmanager
+def _file_lock(path: str):
+    try:
+        from filelock import FileLock
+    except ImportError:  # filelock is optional: plain fcntl does the same on POSIX
+        import fcntl
+
+        with open(path, "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+        return
+    with FileLock(path):
+        yield
+
+
+def _compiler() -> str:
+    return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or "c++ (not found)"
+
+
+def build(target_dir: str | None = None, verbose: bool = False) -> str:
+    """Compile the backend into ``target_dir`` (default: the cache dir); return the .so path."""
+    from torch.utils import cpp_extension
+
+    target_dir = target_dir or cache_dir()
+    os.makedirs(target_dir, mode=0o700, exist_ok=True)
+    final = os.path.join(target_dir, LIB_NAME + ".so")
+    work = tempfile.mkdtemp(prefix="build-", dir=target_dir)
+    try:
+        cpp_extension.load(
+            name=LIB_NAME,
+            sources=[SOURCE],
+            extra_cflags=["-O1", "-w"],
+            build_directory=work,
+            is_python_module=False,
+            verbose=verbose,
+        )
+        os.replace(os.path.join(work, LIB_NAME + ".so"), final)
+    except Exception as exc:
+        raise RuntimeError(
+            f"torchada simulator: building the C++ backend failed ({type(exc).__name__}: {exc}). "
+            f"Compiler: {_compiler()} (set CXX to choose another); cache dir: {target_dir} "
+            "(must be writable; set TORCHADA_SIM_CACHE_DIR to use another)."
+        ) from exc
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return final
+
+
+def load() -> str:
+    """Load the backend into this process (building it first if needed); return its path."""
+    global _loaded_path
+    if _loaded_path:
+        return _loaded_path
+    import torch
+
+    path = library_path()
+    if not os.path.exists(path):
+        d = os.path.dirname(path)
+        os.makedirs(os.path.dirname(d), mode=0o700, exist_ok=True)
+        with _file_lock(d + ".lock"):
+            if not os.path.exists(path):
+                build(d)
+    torch.ops.load_library(path)
+    _loaded_path = path
+    return path

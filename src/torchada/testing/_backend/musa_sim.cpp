@@ -1,0 +1,831 @@
+// Simulated MUSA device backend for torchada.testing (one translation unit on
+// purpose: the cold build must stay well under a minute on two cores).
+//
+// PrivateUse1 tensors live in host memory.  Ops without an explicit kernel go
+// through a boxed fallback that runs the CPU kernel on CPU tensors *aliasing*
+// the musa storage (same bytes), so writes through views are never lost.
+// Python talks to this library only through the `musa_sim::*` custom ops.
+#include <ATen/core/Tensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/GeneratorForPrivateuseone.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <ATen/ops/_local_scalar_dense_native.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/copy_ops.h>
+#include <ATen/ops/resize_native.h>
+#include <ATen/ops/set_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <unordered_set>
+
+#define MUSA_SIM_TORCH_AT_LEAST(MAJ, MIN) \
+  (TORCH_VERSION_MAJOR > (MAJ) ||         \
+   (TORCH_VERSION_MAJOR == (MAJ) && TORCH_VERSION_MINOR >= (MIN)))
+
+#if MUSA_SIM_TORCH_AT_LEAST(2, 9)
+#include <c10/core/CachingDeviceAllocator.h>
+#endif
+
+namespace musa_sim {
+
+using c10::DeviceIndex;
+using c10::DeviceType;
+constexpr DeviceType kMusa = DeviceType::PrivateUse1;
+constexpr int kMaxDevices = 16;
+
+// ---------------------------------------------------------------- state
+std::atomic<int> g_device_count{2};
+std::atomic<bool> g_capturing{false};
+thread_local DeviceIndex t_current_device = 0;
+thread_local std::array<int64_t, kMaxDevices> t_current_stream{};
+std::atomic<int64_t> g_next_stream_id{1};
+
+struct DevStats {
+  std::atomic<int64_t> allocated{0}, peak{0}, reserved{0}, peak_reserved{0};
+  std::atomic<int64_t> alloc_count{0}, free_count{0}, oom_count{0};
+  std::atomic<int64_t> limit{int64_t(48) << 30}, total{int64_t(48) << 30};
+};
+std::array<DevStats, kMaxDevices> g_stats;
+
+std::string dev_str(DeviceIndex d) {
+  return "musa:" + std::to_string(int(d));
+}
+
+void check_index(int64_t d) {
+  TORCH_CHECK(
+      d >= 0 && d < g_device_count.load(),
+      "MUSA error: invalid device ordinal (device ",
+      d,
+      ", device_count() is ",
+      g_device_count.load(),
+      ")");
+}
+
+// Accounting shared by the allocator and by buffers adopted from CPU kernels.
+void account_alloc(DeviceIndex d, int64_t n) {
+  auto& s = g_stats[d];
+  int64_t now = s.allocated.load() + n;
+  if (now > s.limit.load()) {
+    s.oom_count++;
+    std::ostringstream msg;
+    msg << "MUSA out of memory. Tried to allocate " << (n >> 20)
+        << " MiB. GPU " << int(d) << " has a total capacity of "
+        << (s.total.load() >> 20) << " MiB of which "
+        << ((s.limit.load() - s.allocated.load()) >> 20)
+        << " MiB is free. Of the allocated memory "
+        << (s.allocated.load() >> 20)
+        << " MiB is allocated by PyTorch. (simulated device; limit "
+        << (s.limit.load() >> 20) << " MiB)";
+    TORCH_CHECK_WITH(OutOfMemoryError, false, msg.str());
+  }
+  now = (s.allocated += n);
+  s.alloc_count++;
+  int64_t p = s.peak.load();
+  while (now > p && !s.peak.compare_exchange_weak(p, now)) {
+  }
+  // Freed blocks stay "reserved" (like a caching allocator) until empty_cache.
+  int64_t r = s.reserved.load();
+  while (now > r && !s.reserved.compare_exchange_weak(r, now)) {
+  }
+  int64_t pr = s.peak_reserved.load();
+  r = s.reserved.load();
+  while (r > pr && !s.peak_reserved.compare_exchange_weak(pr, r)) {
+  }
+}
+
+void account_free(DeviceIndex d, int64_t n) {
+  g_stats[d].allocated -= n;
+  g_stats[d].free_count++;
+}
+
+struct Block {
+  void* ptr;
+  int64_t n;
+  DeviceIndex dev;
+};
+
+void free_block(void* ctx) {
+  auto* b = static_cast<Block*>(ctx);
+  std::free(b->ptr);
+  account_free(b->dev, b->n);
+  delete b;
+}
+
+c10::DataPtr allocate_on(DeviceIndex d, size_t n) {
+  if (n == 0) {
+    return c10::DataPtr(nullptr, c10::Device(kMusa, d));
+  }
+  account_alloc(d, int64_t(n));
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, n) != 0 || p == nullptr) {
+    account_free(d, int64_t(n));
+    TORCH_CHECK_WITH(
+        OutOfMemoryError, false, "MUSA out of memory (host malloc failed)");
+  }
+  return c10::DataPtr(p, new Block{p, int64_t(n), d}, &free_block, c10::Device(kMusa, d));
+}
+
+// Plain allocator: what torch_musa releases before 2.11.0.post2 expose to
+// torch.accelerator (not a DeviceAllocator, so the generic memory APIs fail).
+struct PlainAllocator final : c10::Allocator {
+  c10::DataPtr allocate(size_t n) override {
+    return allocate_on(t_current_device, n);
+  }
+  c10::DeleterFnPtr raw_deleter() const override {
+    return nullptr;
+  }
+  void copy_data(void* dst, const void* src, std::size_t n) const override {
+    std::memcpy(dst, src, n);
+  }
+};
+PlainAllocator g_plain_alloc;
+
+#if MUSA_SIM_TORCH_AT_LEAST(2, 9)
+// DeviceAllocator: torch.accelerator.memory_* work through this one.
+struct DevAllocator final : c10::DeviceAllocator {
+  c10::DataPtr allocate(size_t n) override {
+    return allocate_on(t_current_device, n);
+  }
+  void copy_data(void* dst, const void* src, std::size_t n) const override {
+    std::memcpy(dst, src, n);
+  }
+  bool initialized() override {
+    return true;
+  }
+  void emptyCache(c10::MempoolId_t) override {
+    for (auto& s : g_stats) s.reserved.store(s.allocated.load());
+  }
+  void recordStream(const c10::DataPtr&, c10::Stream) override {}
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(DeviceIndex d) override {
+    c10::CachingDeviceAllocator::DeviceStats st;
+    auto& s = g_stats[d];
+    auto& a = st.allocated_bytes[0];
+    a.current = s.allocated.load();
+    a.peak = s.peak.load();
+    auto& r = st.reserved_bytes[0];
+    r.current = s.reserved.load();
+    r.peak = s.peak_reserved.load();
+    st.active_bytes[0] = a;
+    st.allocation[0].allocated = s.alloc_count.load();
+    st.allocation[0].freed = s.free_count.load();
+    st.num_ooms = s.oom_count.load();
+    return st;
+  }
+  void resetAccumulatedStats(DeviceIndex d) override {
+    g_stats[d].alloc_count = 0;
+    g_stats[d].free_count = 0;
+    g_stats[d].oom_count = 0;
+  }
+  void resetPeakStats(DeviceIndex d) override {
+    g_stats[d].peak.store(g_stats[d].allocated.load());
+    g_stats[d].peak_reserved.store(g_stats[d].reserved.load());
+  }
+  std::pair<size_t, size_t> getMemoryInfo(DeviceIndex d) override {
+    auto& s = g_stats[d];
+    return {size_t(s.total.load() - s.reserved.load()), size_t(s.total.load())};
+  }
+};
+DevAllocator g_dev_alloc;
+#endif
+
+c10::Allocator* current_allocator() {
+  return c10::GetAllocator(kMusa);
+}
+
+// Pinned host memory: plain malloc, remembered so is_pinned() can answer.
+std::mutex g_pin_mu;
+std::unordered_set<const void*> g_pinned;
+void free_pinned(void* p) {
+  {
+    std::lock_guard<std::mutex> g(g_pin_mu);
+    g_pinned.erase(p);
+  }
+  std::free(p);
+}
+struct PinnedAllocator final : c10::Allocator {
+  c10::DataPtr allocate(size_t n) override {
+    void* p = nullptr;
+    if (n && posix_memalign(&p, 64, n) != 0) p = nullptr;
+    if (p) {
+      std::lock_guard<std::mutex> g(g_pin_mu);
+      g_pinned.insert(p);
+    }
+    return c10::DataPtr(p, p, &free_pinned, c10::Device(c10::kCPU));
+  }
+  c10::DeleterFnPtr raw_deleter() const override {
+    return &free_pinned;
+  }
+  void copy_data(void* dst, const void* src, std::size_t n) const override {
+    std::memcpy(dst, src, n);
+  }
+};
+PinnedAllocator g_pinned_alloc;
+
+// ---------------------------------------------------------------- generators
+// A CPU generator whose device reads as musa.  While a CPU kernel runs for a
+// musa op the fallback flips it to CPU so check_generator<CPUGeneratorImpl>
+// accepts it, then flips it back.
+struct MusaGenerator final : at::CPUGeneratorImpl {
+  explicit MusaGenerator(DeviceIndex d) : at::CPUGeneratorImpl(67280421310721ULL) {
+    device_ = c10::Device(kMusa, d);
+    key_set_ = c10::DispatchKeySet(c10::DispatchKey::PrivateUse1);
+  }
+  void as_cpu(bool on) {
+    device_ = on ? c10::Device(c10::kCPU) : c10::Device(kMusa, idx());
+    key_set_ = c10::DispatchKeySet(on ? c10::DispatchKey::CPU : c10::DispatchKey::PrivateUse1);
+  }
+  DeviceIndex idx() const {
+    return home_;
+  }
+  DeviceIndex home_ = 0;
+
+ private:
+  MusaGenerator* clone_impl() const override {
+    auto* g = new MusaGenerator(home_);
+    g->home_ = home_;
+    g->set_current_seed(this->current_seed());
+    g->set_state(*this->get_state());
+    return g;
+  }
+};
+
+at::Generator make_generator(DeviceIndex d) {
+  auto g = at::make_generator<MusaGenerator>(d);
+  g.get<MusaGenerator>()->home_ = d;
+  return g;
+}
+
+std::once_flag g_gen_once;
+std::array<at::Generator, kMaxDevices> g_default_gens;
+const at::Generator& default_generator(DeviceIndex d) {
+  std::call_once(g_gen_once, [] {
+    for (int i = 0; i < kMaxDevices; ++i) g_default_gens[i] = make_generator(DeviceIndex(i));
+  });
+  if (d < 0) d = t_current_device;
+  check_index(d);
+  return g_default_gens[d];
+}
+
+at::Generator new_generator(DeviceIndex d) {
+  return make_generator(d < 0 ? t_current_device : d);
+}
+// Newer torch asks the hooks' getNewGenerator (and warns about the registry).
+#if !MUSA_SIM_TORCH_AT_LEAST(2, 9)
+REGISTER_GENERATOR_PRIVATEUSE1(new_generator)
+#endif
+
+// ---------------------------------------------------------------- guard
+struct SimEvent {
+  double t_ms = 0;
+  bool timing = false;
+};
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
+  static constexpr DeviceType static_type = kMusa;
+  DeviceType type() const override {
+    return kMusa;
+  }
+  c10::Device exchangeDevice(c10::Device d) const override {
+    auto old = getDevice();
+    if (d.index() != old.index()) setDevice(d);
+    return old;
+  }
+  c10::Device getDevice() const override {
+    return c10::Device(kMusa, t_current_device);
+  }
+  void setDevice(c10::Device d) const override {
+    check_index(d.index());
+    t_current_device = d.index();
+  }
+  void uncheckedSetDevice(c10::Device d) const noexcept override {
+    t_current_device = d.index();
+  }
+  c10::Stream getStream(c10::Device d) const noexcept override {
+    auto i = d.index() < 0 ? t_current_device : d.index();
+    return c10::Stream(c10::Stream::UNSAFE, c10::Device(kMusa, i), t_current_stream[i]);
+  }
+  c10::Stream getDefaultStream(c10::Device d) const override {
+    return c10::Stream(c10::Stream::UNSAFE, d, 0);
+  }
+  c10::Stream getNewStream(c10::Device d, int priority = 0) const override {
+    return c10::Stream(c10::Stream::UNSAFE, d, g_next_stream_id++);
+  }
+  c10::Stream getStreamFromGlobalPool(c10::Device d, bool = false) const override {
+    return c10::Stream(c10::Stream::UNSAFE, d, g_next_stream_id++);
+  }
+  c10::Stream exchangeStream(c10::Stream s) const noexcept override {
+    auto i = s.device_index();
+    auto old = c10::Stream(c10::Stream::UNSAFE, s.device(), t_current_stream[i]);
+    t_current_stream[i] = s.id();
+    return old;
+  }
+  DeviceIndex deviceCount() const noexcept override {
+    return DeviceIndex(g_device_count.load());
+  }
+  void record(void** event, const c10::Stream&, const DeviceIndex, const c10::EventFlag flag)
+      const override {
+    if (*event == nullptr) *event = new SimEvent();
+    static_cast<SimEvent*>(*event)->t_ms = now_ms();
+  }
+  void block(void*, const c10::Stream&) const override {}
+  bool queryEvent(void*) const override {
+    return true;
+  }
+  void destroyEvent(void* e, const DeviceIndex) const noexcept override {
+    delete static_cast<SimEvent*>(e);
+  }
+  bool queryStream(const c10::Stream&) const override {
+    return true;
+  }
+  void synchronizeStream(const c10::Stream&) const override {}
+  // Not overrides on every torch version, hence no `override`.
+  void synchronizeEvent(void*) const {}
+  void synchronizeDevice(const DeviceIndex) const {}
+  double elapsedTime(void* a, void* b, const DeviceIndex) const {
+    TORCH_CHECK(a && b, "Both events must be recorded before calculating elapsed time.");
+    return static_cast<SimEvent*>(b)->t_ms - static_cast<SimEvent*>(a)->t_ms;
+  }
+  void recordDataPtrOnStream(const c10::DataPtr&, const c10::Stream&) const override {}
+};
+C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
+
+// ---------------------------------------------------------------- hooks
+struct Hooks final : at::PrivateUse1HooksInterface {
+  bool hasPrimaryContext(DeviceIndex) const override {
+    return true;
+  }
+  const at::Generator& getDefaultGenerator(DeviceIndex d) const override {
+    return default_generator(d);
+  }
+  at::Generator getNewGenerator(DeviceIndex d = -1) const {
+    return new_generator(d);
+  }
+  at::Device getDeviceFromPtr(void*) const override {
+    return c10::Device(kMusa, t_current_device);
+  }
+  bool isPinnedPtr(const void* p) const override {
+    std::lock_guard<std::mutex> g(g_pin_mu);
+    return g_pinned.count(p) > 0;
+  }
+  at::Allocator* getPinnedMemoryAllocator() const override {
+    return &g_pinned_alloc;
+  }
+  bool isBuilt() const {
+    return true;
+  }
+  bool isAvailable() const {
+    return true;
+  }
+  DeviceIndex deviceCount() const {
+    return DeviceIndex(g_device_count.load());
+  }
+  void setCurrentDevice(DeviceIndex d) const {
+    check_index(d);
+    t_current_device = d;
+  }
+  DeviceIndex getCurrentDevice() const {
+    return t_current_device;
+  }
+  DeviceIndex exchangeDevice(DeviceIndex d) const {
+    auto old = t_current_device;
+    setCurrentDevice(d);
+    return old;
+  }
+  DeviceIndex maybeExchangeDevice(DeviceIndex d) const {
+    return exchangeDevice(d);
+  }
+  void resizePrivateUse1Bytes(const c10::Storage& storage, size_t newsize) const override {
+    auto* impl = storage.unsafeGetStorageImpl();
+    auto dev = storage.device().index();
+    c10::DataPtr fresh = allocate_on(dev < 0 ? t_current_device : dev, newsize);
+    size_t keep = std::min(newsize, storage.nbytes());
+    if (keep) std::memcpy(fresh.get(), storage.data(), keep);
+    impl->set_data_ptr_noswap(std::move(fresh));
+    impl->set_nbytes(newsize);
+  }
+};
+static bool g_hooks_registered = [] {
+  at::RegisterPrivateUse1HooksInterface(new Hooks());
+  c10::SetAllocator(kMusa, &g_plain_alloc);
+  return true;
+}();
+
+// ---------------------------------------------------------------- aliasing
+void release_storage(void* ctx) {
+  delete static_cast<c10::Storage*>(ctx);
+}
+
+// CPU tensor over the very same bytes as musa tensor `t` (keeps t's storage alive).
+at::Tensor cpu_alias(const at::Tensor& t) {
+  const c10::Storage& st = t.storage();
+  c10::DataPtr dp(
+      st.data_ptr().get(), new c10::Storage(st), &release_storage, c10::Device(c10::kCPU));
+  c10::Storage cst(
+      c10::Storage::use_byte_size_t(), st.nbytes(), std::move(dp), c10::GetAllocator(c10::kCPU), true);
+  auto out = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(cst), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
+  auto* impl = out.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  return out;
+}
+
+at::Tensor musa_over(const c10::Storage& st, const at::Tensor& like) {
+  auto out = at::detail::make_tensor<c10::TensorImpl>(
+      c10::Storage(st), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), like.dtype());
+  auto* impl = out.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(like.sizes(), like.strides());
+  impl->set_storage_offset(like.storage_offset());
+  return out;
+}
+
+void free_adopted(void* ctx) {
+  auto* b = static_cast<Block*>(ctx);
+  account_free(b->dev, b->n);
+  delete static_cast<c10::DataPtr*>(b->ptr);
+  delete b;
+}
+
+// A musa storage for a buffer that a CPU kernel just allocated: adopt the
+// bytes when nobody else holds them, copy otherwise.
+c10::Storage adopt(const at::Tensor& cpu_out, DeviceIndex dev) {
+  auto* si = cpu_out.storage().unsafeGetStorageImpl();
+  int64_t n = int64_t(si->nbytes());
+  if (cpu_out.storage().use_count() == 1 && si->data_ptr().get_deleter() != nullptr) {
+    account_alloc(dev, n);
+    auto* held = new c10::DataPtr(si->set_data_ptr(c10::DataPtr()));
+    void* raw = held->get();
+    c10::DataPtr dp(raw, new Block{held, n, dev}, &free_adopted, c10::Device(kMusa, dev));
+    return c10::Storage(c10::Storage::use_byte_size_t(), size_t(n), std::move(dp), current_allocator(), true);
+  }
+  c10::DataPtr dp = allocate_on(dev, size_t(n));
+  if (n) std::memcpy(dp.get(), si->data(), size_t(n));
+  return c10::Storage(c10::Storage::use_byte_size_t(), size_t(n), std::move(dp), current_allocator(), true);
+}
+
+[[noreturn]] void mixed_devices(const c10::Device& a, const c10::Device& b) {
+  TORCH_CHECK(
+      false,
+      "Expected all tensors to be on the same device, but found at least two devices, ",
+      a.str(),
+      " and ",
+      b.str(),
+      "!");
+}
+
+struct Alias {
+  at::Tensor musa;
+  at::Tensor cpu;
+  c10::StorageImpl* cpu_storage;
+  void* data;
+  size_t nbytes;
+};
+
+struct Ctx {
+  c10::SmallVector<Alias, 8> aliases;
+  std::optional<c10::Device> dev;
+  c10::Device cpu_seen{c10::kCPU};
+  bool has_cpu = false;
+  bool lenient = false;  // indexing ops accept CPU index tensors, as on CUDA
+
+  at::Tensor wrap(const at::Tensor& t) {
+    if (!t.defined()) return t;
+    if (t.device().type() == kMusa) {
+      if (!dev) {
+        dev = t.device();
+      } else if (*dev != t.device()) {
+        mixed_devices(*dev, t.device());
+      }
+      if (has_cpu && !lenient) mixed_devices(*dev, cpu_seen);
+      for (auto& a : aliases)
+        if (a.musa.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return a.cpu;
+      at::Tensor c = cpu_alias(t);
+      aliases.push_back({t, c, c.storage().unsafeGetStorageImpl(), c.storage().data_ptr().get(), c.storage().nbytes()});
+      return c;
+    }
+    // 0-dim CPU tensors mix with device tensors (wrapped scalars), as on CUDA.
+    if (t.dim() > 0 && t.device().type() == c10::kCPU) {
+      has_cpu = true;
+      cpu_seen = t.device();
+      if (dev && !lenient) mixed_devices(*dev, cpu_seen);
+    }
+    return t;
+  }
+
+  // Convert one returned CPU tensor back to musa.
+  at::Tensor unwrap(const at::Tensor& out, std::vector<std::pair<c10::StorageImpl*, c10::Storage>>& fresh) {
+    if (!out.defined() || out.device().type() != c10::kCPU) return out;
+    auto* si = out.storage().unsafeGetStorageImpl();
+    for (auto& a : aliases) {
+      if (a.cpu.unsafeGetTensorImpl() == out.unsafeGetTensorImpl()) return a.musa;
+      if (a.cpu_storage == si) return musa_over(a.musa.storage(), out);
+    }
+    for (auto& f : fresh)
+      if (f.first == si) return musa_over(f.second, out);
+    DeviceIndex d = dev ? dev->index() : t_current_device;
+    c10::Storage st = adopt(out, d);
+    fresh.emplace_back(si, st);
+    return musa_over(st, out);
+  }
+
+  // A CPU kernel may have resized or restrided an argument it writes to:
+  // carry that back to the musa tensor.
+  void sync_back() {
+    for (auto& a : aliases) {
+      auto* ci = a.cpu.unsafeGetTensorImpl();
+      auto* mi = a.musa.unsafeGetTensorImpl();
+      if (a.cpu_storage->data_ptr().get() != a.data || a.cpu_storage->nbytes() != a.nbytes) {
+        auto* ms = a.musa.storage().unsafeGetStorageImpl();
+        size_t n = a.cpu_storage->nbytes();
+        c10::DataPtr dp = allocate_on(a.musa.device().index(), n);
+        if (n) std::memcpy(dp.get(), a.cpu_storage->data(), n);
+        ms->set_data_ptr_noswap(std::move(dp));
+        ms->set_nbytes(n);
+      }
+      if (ci->sizes() != mi->sizes() || ci->strides() != mi->strides() ||
+          ci->storage_offset() != mi->storage_offset()) {
+        mi->set_sizes_and_strides(ci->sizes(), ci->strides());
+        mi->set_storage_offset(ci->storage_offset());
+      }
+    }
+  }
+};
+
+bool is_optional_generator(const c10::Argument& arg) {
+  const auto& t = arg.type();
+  if (t->kind() == c10::TypeKind::GeneratorType) return true;
+  if (t->kind() != c10::TypeKind::OptionalType) return false;
+  return t->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::GeneratorType;
+}
+
+void check_not_capturing(const char* what) {
+  TORCH_CHECK(
+      !g_capturing.load(),
+      "MUSA error: operation not permitted when stream is capturing (",
+      what,
+      " during MUSA graph capture)");
+}
+
+// Runs `target` (normally the same op) on CPU for a musa call on the stack.
+void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target,
+                torch::jit::Stack* stack, size_t extra_front = 0) {
+  const auto& schema = op.schema();
+  const auto& args = schema.arguments();
+  const size_t n_args = args.size();
+  const size_t base = stack->size() - n_args;
+  Ctx ctx;
+  const auto& name = schema.name();
+  ctx.lenient = name.rfind("aten::index", 0) == 0 || name == "aten::_index_put_impl_";
+  c10::SmallVector<MusaGenerator*, 2> flipped;
+
+  for (size_t i = 0; i < n_args; ++i) {
+    c10::IValue& iv = (*stack)[base + i];
+    if (iv.isTensor()) {
+      iv = ctx.wrap(iv.toTensor());
+    } else if (iv.isTensorList()) {
+      auto list = iv.toTensorList();
+      c10::List<at::Tensor> out;
+      out.reserve(list.size());
+      for (const at::Tensor& t : list) out.push_back(ctx.wrap(t));
+      iv = out;
+    } else if (iv.isOptionalTensorList()) {
+      auto list = iv.toOptionalTensorList();
+      c10::List<std::optional<at::Tensor>> out;
+      out.reserve(list.size());
+      for (std::optional<at::Tensor> t : list)
+        out.push_back(t.has_value() ? std::optional<at::Tensor>(ctx.wrap(*t)) : std::nullopt);
+      iv = out;
+    } else if (iv.isDevice() && iv.toDevice().type() == kMusa) {
+      if (!ctx.dev) ctx.dev = iv.toDevice().has_index() ? iv.toDevice() : c10::Device(kMusa, t_current_device);
+      iv = c10::IValue(c10::Device(c10::kCPU));
+    }
+  }
+  // Generators: the musa generator of the device stands in for the CPU one.
+  for (size_t i = 0; i < n_args; ++i) {
+    c10::IValue& iv = (*stack)[base + i];
+    MusaGenerator* g = nullptr;
+    if (iv.isGenerator()) {
+      auto gen = iv.toGenerator();
+      if (gen.device().type() == kMusa) g = gen.get<MusaGenerator>();
+    } else if (iv.isNone() && is_optional_generator(args[i])) {
+      DeviceIndex d = ctx.dev ? ctx.dev->index() : t_current_device;
+      iv = c10::IValue(default_generator(d));
+      g = iv.toGenerator().get<MusaGenerator>();
+    }
+    if (g) {
+      g->as_cpu(true);
+      flipped.push_back(g);
+    }
+  }
+  std::optional<c10::DeviceGuard> guard;
+  if (ctx.dev) guard.emplace(*ctx.dev);
+  try {
+    target.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  } catch (...) {
+    for (auto* g : flipped) g->as_cpu(false);
+    throw;
+  }
+  for (auto* g : flipped) g->as_cpu(false);
+  ctx.sync_back();
+
+  const size_t n_ret = schema.returns().size();
+  const size_t rbase = stack->size() - n_ret;
+  std::vector<std::pair<c10::StorageImpl*, c10::Storage>> fresh;
+  for (size_t i = 0; i < n_ret; ++i) {
+    c10::IValue& iv = (*stack)[rbase + i];
+    if (iv.isTensor()) {
+      iv = ctx.unwrap(iv.toTensor(), fresh);
+    } else if (iv.isTensorList()) {
+      auto list = iv.toTensorList();
+      c10::List<at::Tensor> out;
+      out.reserve(list.size());
+      for (const at::Tensor& t : list) out.push_back(ctx.unwrap(t, fresh));
+      iv = out;
+    }
+  }
+}
+
+void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  run_on_cpu(op, op, stack);
+}
+
+// convolution_overrideable has the same schema as aten::convolution.
+void conv_fwd(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  static auto target = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  run_on_cpu(op, target, stack);
+}
+
+// convolution_backward_overrideable lacks bias_sizes; insert it and call
+// aten::convolution_backward.
+void conv_bwd(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  static auto target =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
+  const size_t n = op.schema().arguments().size();  // 10
+  const size_t base = stack->size() - n;
+  const at::Tensor& grad_out = (*stack)[base].toTensor();
+  std::vector<int64_t> bias_sizes{grad_out.size(1)};
+  stack->insert(stack->begin() + base + 3, c10::IValue(bias_sizes));
+  // run_on_cpu reads argument types from `target`'s schema.
+  run_on_cpu(target, target, stack);
+}
+
+// ---------------------------------------------------------------- kernels
+at::Tensor empty_memory_format(
+    c10::IntArrayRef size, std::optional<c10::ScalarType> dtype, std::optional<c10::Layout> layout,
+    std::optional<c10::Device> device, std::optional<bool> pin, std::optional<c10::MemoryFormat> mf) {
+  auto d = c10::device_or_default(device);
+  TORCH_CHECK(c10::layout_or_default(layout) == c10::Layout::Strided, "musa: only strided tensors are supported");
+  c10::DeviceGuard g(d);
+  return at::detail::empty_generic(
+      size, current_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+      c10::dtype_or_default(dtype), mf);
+}
+
+at::Tensor empty_strided(
+    c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<c10::ScalarType> dtype,
+    std::optional<c10::Layout> layout, std::optional<c10::Device> device, std::optional<bool> pin) {
+  auto d = c10::device_or_default(device);
+  TORCH_CHECK(c10::layout_or_default(layout) == c10::Layout::Strided, "musa: only strided tensors are supported");
+  c10::DeviceGuard g(d);
+  return at::detail::empty_strided_generic(
+      size, stride, current_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+      c10::dtype_or_default(dtype));
+}
+
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  if (dst.device().type() != kMusa || self.device().type() != kMusa) check_not_capturing("host/device copy");
+  at::Tensor d = dst.device().type() == kMusa ? cpu_alias(dst) : dst;
+  at::Tensor s = self.device().type() == kMusa ? cpu_alias(self) : self;
+  at::_ops::copy_::call(d, s, non_blocking);
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  at::native::resize_(dst, self.sizes(), std::nullopt);
+  return copy_from(self, dst, false);
+}
+
+c10::Scalar local_scalar_dense(const at::Tensor& self) {
+  check_not_capturing("reading a tensor value (.item())");
+  return at::native::_local_scalar_dense_cpu(self);
+}
+
+at::Tensor& set_storage_offset(
+    at::Tensor& self, c10::Storage src, int64_t offset, c10::IntArrayRef size, c10::IntArrayRef stride) {
+  return at::native::set_storage_cpu_(self, src, offset, size, stride);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", empty_memory_format);
+  m.impl("empty_strided", empty_strided);
+  m.impl("as_strided", at::native::as_strided_tensorimpl);
+  m.impl("view", at::native::view);
+  m.impl("_reshape_alias", at::native::_reshape_alias);
+  m.impl("resize_", at::native::resize_);
+  m.impl("_copy_from", copy_from);
+  m.impl("_copy_from_and_resize", copy_from_and_resize);
+  m.impl("_local_scalar_dense", local_scalar_dense);
+  m.impl("set_.source_Tensor", at::native::set_tensor_);
+  m.impl("set_.source_Storage", at::native::set_);
+  m.impl("set_.source_Storage_storage_offset", set_storage_offset);
+  m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&conv_fwd>());
+  m.impl("convolution_backward_overrideable", torch::CppFunction::makeFromBoxedFunction<&conv_bwd>());
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+}
+
+// ---------------------------------------------------------------- control ops
+void configure(int64_t count) {
+  TORCH_CHECK(count >= 0 && count <= kMaxDevices, "musa_sim: device count must be in 0..", kMaxDevices);
+  g_device_count.store(int(count));
+}
+
+void set_memory(int64_t dev, int64_t total, int64_t limit) {
+  check_index(dev);
+  g_stats[dev].total.store(total);
+  g_stats[dev].limit.store(limit);
+}
+
+std::vector<int64_t> stats(int64_t dev) {
+  check_index(dev);
+  auto& s = g_stats[dev];
+  return {s.allocated.load(), s.peak.load(),        s.reserved.load(), s.peak_reserved.load(),
+          s.alloc_count.load(), s.free_count.load(), s.limit.load(),    s.total.load(),
+          s.oom_count.load()};
+}
+
+void reset_peak(int64_t dev) {
+  check_index(dev);
+  g_stats[dev].peak.store(g_stats[dev].allocated.load());
+  g_stats[dev].peak_reserved.store(g_stats[dev].reserved.load());
+}
+
+void reset_accumulated(int64_t dev) {
+  check_index(dev);
+  g_stats[dev].alloc_count = 0;
+  g_stats[dev].free_count = 0;
+  g_stats[dev].oom_count = 0;
+}
+
+void empty_cache() {
+  for (auto& s : g_stats) s.reserved.store(s.allocated.load());
+}
+
+void set_device(int64_t d) {
+  check_index(d);
+  t_current_device = DeviceIndex(d);
+}
+
+int64_t current_device() {
+  return t_current_device;
+}
+
+void set_capturing(bool on) {
+  g_capturing.store(on);
+}
+
+// Which allocator torch.accelerator sees (see PlainAllocator).
+bool use_device_allocator(bool on) {
+#if MUSA_SIM_TORCH_AT_LEAST(2, 9)
+  c10::SetAllocator(kMusa, on ? static_cast<c10::Allocator*>(&g_dev_alloc) : &g_plain_alloc);
+  return true;
+#else
+  return false;
+#endif
+}
+
+TORCH_LIBRARY(musa_sim, m) {
+  m.def("configure(int count) -> ()", configure);
+  m.def("set_memory(int dev, int total, int limit) -> ()", set_memory);
+  m.def("stats(int dev) -> int[]", stats);
+  m.def("reset_peak(int dev) -> ()", reset_peak);
+  m.def("reset_accumulated(int dev) -> ()", reset_accumulated);
+  m.def("empty_cache() -> ()", empty_cache);
+  m.def("set_device(int dev) -> ()", set_device);
+  m.def("current_device() -> int", current_device);
+  m.def("set_capturing(bool on) -> ()", set_capturing);
+  m.def("use_device_allocator(bool on) -> bool", use_device_allocator);
+}
+
+}  // namespace musa_sim
