@@ -5,6 +5,12 @@ import threading
 from torchada._core import finder as _finder
 from torchada._core.registry import Registry
 
+# Watched even when no area uses them yet, so integrations can be added without new hooks.
+BASE_TRIGGERS = frozenset({
+    "torch", "torch.distributed", "torch.utils.cpp_extension", "torch._inductor", "triton",
+    "vllm", "sglang", "flash_attn_interface", "sgl_kernel",
+})
+
 _lock = threading.Lock()
 registry = None
 reason = None
@@ -16,15 +22,17 @@ def area_names():
     return AREA_MODULES
 
 
-def activate_musa(why):
-    """Idempotent: a second call (a .pth processed twice, an explicit import) does nothing."""
+def activate_musa(why, names=None, package="torchada.areas"):
+    """``names``: an area -> triggers map (default: torchada.areas.AREA_MODULES)."""
+    # Idempotent: a second call (a .pth processed twice, an explicit import) does nothing.
     global registry, reason
     with _lock:
         if registry is not None:
             return registry
-        registry = Registry("musa", area_names())
+        registry = Registry("musa", area_names() if names is None else names, package)
         reason = why
-        _finder.install(_finder.TorchadaFinder(registry.triggers, lambda name: registry.process()))
+        watched = BASE_TRIGGERS | registry.triggers
+        _finder.install(_finder.TorchadaFinder(watched, lambda name: registry.process()))
     registry.process()  # triggers imported before activation (an earlier sitecustomize)
     return registry
 

@@ -24,26 +24,37 @@ _tls = threading.local()
 
 
 class AreaRecord:
-    __slots__ = ("name", "module", "triggers", "gate", "state", "reason", "error", "seconds",
+    """One area. Its module is imported lazily, on the first pass after torch is imported,
+    so activation on MUSA costs no area imports at interpreter start."""
+
+    __slots__ = ("name", "package", "module", "triggers", "gate", "state", "reason", "seconds",
                  "journal", "writes")
 
-    def __init__(self, name, package):
-        self.name = name
+    def __init__(self, name, triggers, package):
+        self.name, self.package, self.triggers = name, package, tuple(triggers)
+        self.module = self.gate = self.journal = None
         self.state, self.reason = PENDING, None
+        self.seconds, self.writes = 0.0, 0
+
+    def load(self):
+        """Import the area module; False (and the area failed) when it cannot be loaded."""
+        if self.module is not None:
+            return True
         try:
-            self.module = importlib.import_module("%s.%s" % (package, name))
-            self.triggers = tuple(self.module.TRIGGERS)
-            self.gate = self.module.GATE
+            module = importlib.import_module("%s.%s" % (self.package, self.name))
+            gate = module.GATE
+            if tuple(module.TRIGGERS) != self.triggers:
+                raise ValueError("TRIGGERS %r differ from the registry's %r"
+                                 % (tuple(module.TRIGGERS), self.triggers))
         except Exception as exc:  # a broken area module costs that area only
-            self.module, self.triggers, self.gate = None, (), None
             self.state, self.reason = FAILED, "cannot load area module: %s: %s" % (
                 type(exc).__name__, exc)
-            logger.warning("torchada: area %r %s; silence this with %s=%s", name, self.reason,
-                           settings.DISABLE_AREAS_VAR, name)
-        self.error = None
-        self.seconds = 0.0
-        self.journal = None
-        self.writes = 0
+            logger.warning("torchada: area %r %s. The program continues without it; silence "
+                           "this with %s=%s", self.name, self.reason, settings.DISABLE_AREAS_VAR,
+                           self.name)
+            return False
+        self.module, self.gate = module, gate
+        return True
 
 
 def loading():
@@ -64,11 +75,12 @@ def module_ready(name):
 
 
 class Registry:
-    def __init__(self, platform, area_names, package="torchada.areas"):
+    def __init__(self, platform, areas, package="torchada.areas"):
+        """``areas`` maps each area name to its trigger module names, in application order."""
         self.platform = platform
         self._lock = threading.RLock()
-        self.records = [AreaRecord(n, package) for n in area_names]
-        self.triggers = frozenset(t for r in self.records for t in r.triggers) | {"torch"}
+        self.records = [AreaRecord(n, t, package) for n, t in areas.items()]
+        self.triggers = frozenset(t for r in self.records for t in r.triggers)
         disabled = settings.disabled_areas({r.name for r in self.records})
         for record in self.records:
             if record.name in disabled:
@@ -106,6 +118,12 @@ class Registry:
 
     def _run(self, record):
         started = time.perf_counter()
+        if self.platform == "musa" and self._load_backend():
+            self._finish(record, SKIPPED, "torch_musa unavailable (%s)" % self.backend_error,
+                         started)
+            return
+        if not record.load():
+            return
         reason = self._gate_reason(record)
         if reason is not None:
             self._finish(record, SKIPPED, reason, started)
@@ -115,13 +133,13 @@ class Registry:
             record.module.apply(journal)
         except Exception as exc:
             errors = journal.revert()
-            record.error = "%s: %s" % (type(exc).__name__, exc)
+            error = "%s: %s" % (type(exc).__name__, exc)
             extra = " (and %d rollback errors)" % len(errors) if errors else ""
-            self._finish(record, FAILED, record.error, started)
+            self._finish(record, FAILED, error, started)
             logger.warning(
                 "torchada: area %r failed and was rolled back%s: %s. The program continues "
                 "without it; silence this with %s=%s",
-                record.name, extra, record.error, settings.DISABLE_AREAS_VAR, record.name)
+                record.name, extra, error, settings.DISABLE_AREAS_VAR, record.name)
             return
         record.journal, record.writes = journal, len(journal)
         self._finish(record, APPLIED, None, started)
@@ -132,10 +150,6 @@ class Registry:
             record.seconds = time.perf_counter() - started
 
     def _gate_reason(self, record):
-        if self.platform == "musa" and "musa" in record.gate.platforms:
-            error = self._load_backend()
-            if error:
-                return "torch_musa unavailable (%s)" % error
         try:
             return record.gate.check(self.platform, module_version("torch"),
                                      module_version("torch_musa"))

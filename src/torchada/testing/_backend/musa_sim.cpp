@@ -801,6 +801,25 @@ int64_t current_device() {
   return t_current_device;
 }
 
+int64_t get_stream(int64_t d) {
+  check_index(d);
+  return t_current_stream[d];
+}
+
+void set_stream(int64_t d, int64_t id) {
+  check_index(d);
+  t_current_stream[d] = id;
+}
+
+// Python creates torch.Generator("musa:i") objects and makes them the defaults,
+// so torch.musa.default_generators and the C++ side share state.
+void set_default_generator(int64_t d, at::Generator g) {
+  check_index(d);
+  default_generator(DeviceIndex(d));
+  TORCH_CHECK(g.device().type() == kMusa, "musa_sim: default generator must be a musa generator");
+  g_default_gens[d] = g;
+}
+
 void set_capturing(bool on) {
   g_capturing.store(on);
 }
@@ -825,6 +844,9 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("set_device(int dev) -> ()", set_device);
   m.def("current_device() -> int", current_device);
   m.def("set_capturing(bool on) -> ()", set_capturing);
+  m.def("get_stream(int dev) -> int", get_stream);
+  m.def("set_stream(int dev, int id) -> ()", set_stream);
+  m.def("set_default_generator(int dev, Generator g) -> ()", set_default_generator);
   m.def("use_device_allocator(bool on) -> bool", use_device_allocator);
 }
 

@@ -1,0 +1,79 @@
+import logging
+import types
+
+import pytest
+
+from torchada._core import settings
+from torchada._core.gate import Gate, version_in
+from torchada._core.journal import Journal
+
+
+def test_journal_reverts_attributes_items_and_callbacks_in_reverse():
+    owner = types.SimpleNamespace(a=1)
+    mapping = {"k": "old"}
+    calls = []
+    j = Journal("t")
+    j.setattr(owner, "a", 2)
+    j.setattr(owner, "new", 3)
+    j.setitem(mapping, "k", "new")
+    j.setitem(mapping, "fresh", 1)
+    j.on_revert(lambda: calls.append("cb"))
+    assert (owner.a, owner.new, mapping) == (2, 3, {"k": "new", "fresh": 1})
+    assert j.revert() == []
+    assert owner.a == 1 and not hasattr(owner, "new")
+    assert mapping == {"k": "old"} and calls == ["cb"]
+
+
+def test_journal_class_attribute_is_not_copied_down_to_subclass():
+    class Base:
+        def f(self):
+            return "base"
+
+    class Child(Base):
+        pass
+
+    j = Journal("t")
+    j.setattr(Child, "f", lambda self: "patched")
+    assert Child().f() == "patched"
+    j.revert()
+    assert "f" not in Child.__dict__ and Child().f() == "base"
+
+
+def test_journal_revert_collects_errors_and_keeps_going():
+    undone = []
+    j = Journal("t")
+    j.on_revert(lambda: undone.append(1))
+    j.on_revert(lambda: 1 / 0)
+    errors = j.revert()
+    assert len(errors) == 1 and isinstance(errors[0], ZeroDivisionError) and undone == [1]
+
+
+@pytest.mark.parametrize("version,spec,expected", [
+    ("2.7.1", ">=2.7", True), ("2.13.0+cpu", ">=2.7,<2.11", False),
+    ("2.11.0.post1", "<2.11.0.post2", True), ("2.11.0.post2", "<2.11.0.post2", False),
+    (None, ">=2.7", False), ("not-a-version", ">=1", False),
+])
+def test_version_in(version, spec, expected):
+    assert version_in(version, spec) is expected
+
+
+def test_gate_reasons():
+    assert "platform is cuda" in Gate().check("cuda", "2.7.1", "2.7.1")
+    assert "torch 2.6.0 not in >=2.7" == Gate(torch=">=2.7").check("musa", "2.6.0", None)
+    assert "torch_musa (absent)" in Gate(torch_musa=">=2.7").check("musa", "2.7.1", None)
+    assert Gate(probe=lambda: "no device").check("musa", "2.7.1", "2.7.1") == "no device"
+    assert Gate(torch=">=2.7", torch_musa=">=2.7").check("musa", "2.7.1", "2.7.1") is None
+
+
+def test_disabled_areas_parsing(monkeypatch, caplog):
+    known = {"devices", "amp", "memory"}
+    monkeypatch.setenv(settings.DISABLE_AREAS_VAR, " devices , AMP;")
+    assert settings.disabled_areas(known) == {"devices", "amp"}
+    monkeypatch.setenv(settings.DISABLE_AREAS_VAR, "*")
+    assert settings.disabled_areas(known) == known
+    monkeypatch.setenv(settings.DISABLE_AREAS_VAR, "devices,nope,bad-name")
+    with caplog.at_level(logging.WARNING, logger="torchada"):
+        assert settings.disabled_areas(known) == {"devices"}
+    assert len(caplog.records) == 1
+    message = caplog.records[0].getMessage()
+    assert "'nope'" in message and "'bad-name'" in message and "valid names" in message
