@@ -1,0 +1,80 @@
+"""Off MUSA, torchada changes nothing: the same objects as without it, the same sys.meta_path."""
+
+import json
+
+import pytest
+
+from tests.conftest import clean_env, run_python
+
+SNAPSHOT = """
+import json, sys
+import torch, torch.distributed, torch.utils.cpp_extension, torch.utils.data
+import torchada
+names = {
+  'torch': ['device', 'zeros', 'ones', 'empty', 'full', 'rand', 'randn', 'randint', 'randperm',
+            'arange', 'linspace', 'logspace', 'eye', 'tensor', 'as_tensor', 'asarray',
+            'empty_strided', 'zeros_like', 'ones_like', 'empty_like', 'full_like', 'rand_like',
+            'randn_like', 'randint_like', 'Generator', 'load', 'autocast', 'get_autocast_dtype'],
+  'torch.Tensor': ['cuda', 'to', 'pin_memory', 'new_zeros', 'new_empty', 'is_cuda'],
+  'torch.nn.Module': ['cuda', 'to'],
+  'torch.cuda': sorted(n for n in dir(torch.cuda) if not n.startswith('_')),
+  'torch.distributed': ['init_process_group', 'is_nccl_available', 'Backend'],
+  'torch.utils.cpp_extension': ['CUDAExtension', 'BuildExtension', 'CUDA_HOME', 'load',
+                                'include_paths', 'library_paths'],
+  'torch.utils.data': ['DataLoader'],
+  'torch.backends.cuda': ['is_built'],
+}
+def describe(obj):
+    return '%s|%s|%s|%s' % (type(obj).__name__, getattr(obj, '__module__', None),
+                            getattr(obj, '__qualname__', None), id(obj))
+snap = {}
+for owner_name, attrs in names.items():
+    owner = eval(owner_name)
+    for a in attrs:
+        obj = owner.__dict__.get(a, getattr(owner, a, None)) if isinstance(owner, type) else getattr(owner, a, None)
+        snap[owner_name + '.' + a] = describe(obj)
+        mod = getattr(obj, '__module__', '') or ''
+        assert not mod.startswith('torchada'), (owner_name, a, mod)
+print(json.dumps({'meta_path': [type(f).__name__ for f in sys.meta_path],
+                  'platform': torchada.detect_platform().value,
+                  'applied': torchada.status().by_state('applied'),
+                  'snap': {k: v.rsplit('|', 1)[0] for k, v in snap.items()}}))
+"""
+
+
+@pytest.fixture(scope="module")
+def baseline():
+    return json.loads(run_python(SNAPSHOT, args=("-X", "torchada=off")).stdout)
+
+
+@pytest.mark.parametrize("env", [{"TORCHADA_PLATFORM": "cuda"}, {"TORCHADA_PLATFORM": "cpu"}, {}],
+                         ids=["forced-cuda", "forced-cpu", "plain"])
+def test_same_objects_and_meta_path_as_without_torchada(baseline, env):
+    got = json.loads(run_python(SNAPSHOT, env=clean_env(**env)).stdout)
+    assert got["meta_path"] == baseline["meta_path"]
+    assert "TorchadaFinder" not in got["meta_path"]
+    assert got["applied"] == []
+    assert got["snap"] == baseline["snap"]
+    assert len(got["snap"]) > 60
+
+
+def test_identity_within_one_process_with_explicit_import():
+    # The strongest form: capture objects before torchada is imported, compare after.
+    proc = run_python("""
+        import sys, torch
+        import torch.utils.cpp_extension as ce
+        before = {n: getattr(torch.cuda, n) for n in dir(torch.cuda) if not n.startswith('_')}
+        extra = (torch.device, torch.zeros, torch.Tensor.cuda, torch.Tensor.to, torch.nn.Module.to,
+                 ce.CUDAExtension, ce.BuildExtension, torch.load)
+        meta = list(sys.meta_path)
+        import torchada
+        after = {n: getattr(torch.cuda, n) for n in before}
+        changed = [n for n in before if before[n] is not after[n]]
+        extra_after = (torch.device, torch.zeros, torch.Tensor.cuda, torch.Tensor.to,
+                       torch.nn.Module.to, ce.CUDAExtension, ce.BuildExtension, torch.load)
+        assert changed == [], changed
+        assert all(a is b for a, b in zip(extra, extra_after))
+        assert sys.meta_path == meta
+        print('ok')
+    """, env=clean_env(TORCHADA_PLATFORM="cuda"))
+    assert proc.stdout.strip() == "ok"

@@ -1,0 +1,102 @@
+"""Packaging: the wheel's contents, and activation from a real install in a fresh venv."""
+
+import os
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT, clean_env
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(out), str(ROOT)],
+                   check=True, capture_output=True, text=True)
+    (path,) = out.glob("torchada-*.whl")
+    return path
+
+
+def test_wheel_contents(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "torchada_autoload.pth" in names and "torchada_autoload.start" in names
+    assert "torchada_boot.py" in names and "torchada/__init__.py" in names
+    assert "torchada/_core/finder.py" in names
+    assert not [n for n in names if n.startswith(("tests/", "benchmarks/")) or "__pycache__" in n]
+    pth = zipfile.ZipFile(wheel).read("torchada_autoload.pth").decode()
+    code_lines = [l for l in pth.splitlines() if l.startswith("import")]
+    assert len(code_lines) == 1 and "torchada_boot" in code_lines[0] and "except" in code_lines[0]
+    start = zipfile.ZipFile(wheel).read("torchada_autoload.start").decode()
+    assert [l for l in start.splitlines() if l and not l.startswith("#")] == ["torchada_boot:activate"]
+    meta = zipfile.ZipFile(wheel).read("torchada-0.2.0.dist-info/METADATA").decode()
+    requires = sorted(l.split(":", 1)[1].strip() for l in meta.splitlines() if l.startswith("Requires-Dist"))
+    assert [r for r in requires if "extra" not in r] == ["packaging", "platformdirs", "torch"]
+
+
+def make_venv(path):
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True)
+    python = path / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    return python, Path(site)
+
+
+PROBE = """
+import sys, torchada_boot
+print(torchada_boot.decision[0], any(type(f).__name__ == 'TorchadaFinder' for f in sys.meta_path))
+"""
+
+
+def test_fresh_venv_wheel_install_activates_and_uninstall_leaves_nothing(wheel, tmp_path):
+    python, site = make_venv(tmp_path / "venv")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                   check=True, capture_output=True)
+    assert (site / "torchada_autoload.pth").is_file() and (site / "torchada_autoload.start").is_file()
+    env = clean_env(PYTHONPATH=FIXTURES / "fake_musa")
+    # torch is not installed in this venv: activation still decides (it never imports torch).
+    out = subprocess.run([python, "-c", PROBE], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["musa", "True"] and out.stderr == ""
+    out = subprocess.run([python, "-c", PROBE], env=clean_env(), capture_output=True, text=True)
+    assert out.stdout.split() == ["None", "False"] and out.stderr == ""
+    # Read-only site-packages: nothing of ours writes there (root ignores modes; compare listings).
+    before = sorted(p.name for p in site.iterdir())
+    os.chmod(site, 0o555)
+    try:
+        out = subprocess.run([python, "-B", "-c", "import torchada; print(torchada.status().active)"],
+                             env=env, capture_output=True, text=True)
+    finally:
+        os.chmod(site, 0o755)
+    assert out.stdout.strip() == "True" and sorted(p.name for p in site.iterdir()) == before
+    subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "torchada"], check=True,
+                   capture_output=True)
+    assert not list(site.glob("torchada*"))
+
+
+def test_fresh_venv_editable_install_places_hooks(tmp_path):
+    python, site = make_venv(tmp_path / "venv")
+    proc = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(ROOT)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (site / "torchada_autoload.pth").is_file() and (site / "torchada_autoload.start").is_file()
+    out = subprocess.run([python, "-c", PROBE], env=clean_env(PYTHONPATH=FIXTURES / "fake_musa"),
+                         capture_output=True, text=True)
+    assert out.stdout.split() == ["musa", "True"] and out.stderr == ""
+
+
+def test_sitecustomize_hook_activates_and_chains(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sitecustomize.py").write_text("import builtins; builtins.CHAINED = True\n")
+    env = clean_env(PYTHONPATH=os.pathsep.join([str(ROOT / "hooks"), str(other), str(ROOT / "src"),
+                                                str(FIXTURES / "fake_musa"),
+                                                sysconfig.get_paths()["purelib"]]))
+    # -S: no .pth processing at all; sitecustomize is imported by hand as site would.
+    code = ("import sitecustomize, builtins, sys, torchada_boot; "
+            "print(torchada_boot.decision[0], getattr(builtins, 'CHAINED', False), "
+            "sum(type(f).__name__ == 'TorchadaFinder' for f in sys.meta_path))")
+    out = subprocess.run([sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["musa", "True", "1"], out.stderr
