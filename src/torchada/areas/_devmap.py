@@ -1,0 +1,77 @@
+"""Pure helpers of the devices area: CUDA device names to MUSA names, caches, error wording.
+
+Nothing here imports torch at module level.
+"""
+
+import os
+import re
+
+_CUDA_STR = re.compile(r"cuda(:(0|[1-9][0-9]*))?\Z")
+CACHE_LIMIT = 4096
+FORCE_AVAILABLE_VAR = "TORCHADA_FORCE_CUDA_AVAILABLE"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+
+
+def musa_name(text):
+    """'cuda' -> 'musa', 'cuda:N' -> 'musa:N'; None for anything else (malformed included)."""
+    if text.__class__ is not str or not _CUDA_STR.match(text):
+        return None
+    return "musa" + text[4:]
+
+
+def cuda_words(message):
+    """A torch_musa message in the words a CUDA user would read."""
+    return (message.replace("MUSA", "CUDA").replace("Musa", "Cuda").replace("musa", "cuda"))
+
+
+def as_cuda_error(exc):
+    """A copy of ``exc`` whose message says cuda where it said musa, or None when the same."""
+    text = str(exc)
+    new = cuda_words(text)
+    if new == text or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+        return None
+    try:
+        clone = type(exc)(new)
+    except Exception:
+        return None
+    clone.__traceback__ = exc.__traceback__
+    return clone
+
+
+class DeviceMap(dict):
+    """Maps what users pass as a device to what to pass on: hits are one C dict lookup.
+
+    A miss calls ``build(key)``, which returns the replacement or the key itself; only keys of
+    the given types are remembered, and only up to CACHE_LIMIT of them.
+    """
+
+    __slots__ = ("build", "types")
+
+    def __init__(self, build, types=(str,)):
+        super().__init__()
+        self.build = build
+        self.types = tuple(types)
+
+    def __missing__(self, key):
+        value = self.build(key)
+        if key.__class__ in self.types and len(self) < CACHE_LIMIT:
+            self[key] = value
+        return value
+
+
+def force_cuda_available(environ=None, warn=None):
+    """Strict parse of TORCHADA_FORCE_CUDA_AVAILABLE: True, False; bad values warn once."""
+    raw = (environ if environ is not None else os.environ).get(FORCE_AVAILABLE_VAR)
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if warn is not None:
+        warn("%s=%r is not understood; accepted values: 1, true, yes, on (report MUSA "
+             "availability) or 0, false, no, off (default: torch.cuda.is_available() stays "
+             "False on MUSA)" % (FORCE_AVAILABLE_VAR, raw))
+    return False
