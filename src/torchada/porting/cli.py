@@ -1,0 +1,95 @@
+"""``torchada port PATH...``: port CUDA C++ sources to MUSA in place (no torch needed)."""
+import argparse
+import difflib
+import json
+import os
+import sys
+
+DESCRIPTION = """Port CUDA C/C++ sources and headers to MUSA in place, keeping file names.
+Originals are recorded outside the tree (user cache) so --revert restores them byte for
+byte. Constructs with no MUSA equivalent are reported with file and line, never rewritten.
+Directories named in TORCHADA_EXCLUDE_DIRS (paths or names, separated by '%s' or ',') are
+skipped.""" % os.pathsep
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="torchada port", description=DESCRIPTION)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="source file or directory")
+    p.add_argument("--dry-run", action="store_true", help="change nothing; report what would change")
+    p.add_argument("--diff", action="store_true", help="print a unified diff of the changes")
+    p.add_argument("--stats", action="store_true", help="print rules applied per domain")
+    p.add_argument("--revert", action="store_true",
+                   help="restore the originals recorded when PATH was ported")
+    p.add_argument("--force", action="store_true",
+                   help="with --revert: restore files edited since they were ported")
+    p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="summary only")
+    return p
+
+
+def _rel(path):
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def main(argv=None):
+    from .walker import PortError, port_paths, revert_paths
+
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    out = sys.stdout
+    try:
+        if args.revert:
+            restored, untouched, conflicts = revert_paths(args.paths, force=args.force)
+            if args.json:
+                json.dump({"restored": restored, "unchanged": untouched,
+                           "conflicts": [{"path": p, "reason": r} for p, r in conflicts]}, out,
+                          indent=1)
+                out.write("\n")
+            else:
+                for path in restored:
+                    print("restored %s" % _rel(path), file=out)
+                for path, reason in conflicts:
+                    print("not restored %s: %s" % (_rel(path), reason), file=sys.stderr)
+                print("%d restored, %d already original, %d not restored"
+                      % (len(restored), len(untouched), len(conflicts)), file=out)
+            return 1 if conflicts else 0
+        report = port_paths(args.paths, dry_run=args.dry_run)
+    except PortError as exc:
+        print("torchada port: error: %s" % exc, file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print("torchada port: error: %s: %s (nothing else was changed)"
+              % (exc.filename or "", exc.strerror or exc), file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(report.to_dict(), out, indent=1)
+        out.write("\n")
+        return 0
+    if args.diff:
+        for f in report.changed:
+            rel = _rel(f.path)
+            out.writelines(difflib.unified_diff(
+                f.original.splitlines(True), f.ported.splitlines(True),
+                "a/" + rel, "b/" + rel))
+    if not args.quiet:
+        for path, line, finding in report.findings():
+            print("%s:%d: %s: %s (%s)" % (_rel(path), line, finding.kind, finding.message,
+                                          finding.fix), file=out)
+        if report.unmapped:
+            print("CUDA identifiers left unmapped (%d):" % len(report.unmapped), file=out)
+            for name, (count, path, line) in sorted(report.unmapped.items(),
+                                                    key=lambda kv: (-kv[1][0], kv[0])):
+                print("  %-40s x%-5d first at %s:%d" % (name, count, _rel(path), line), file=out)
+    if args.stats:
+        print("rules applied per domain:", file=out)
+        for domain, n in sorted(report.domain_counts().items(), key=lambda kv: -kv[1]):
+            print("  %-16s %d" % (domain, n), file=out)
+    verb = "would change" if args.dry_run else "changed"
+    print("%s %d of %d source files (%d edits, %d findings, %d unmapped names)"
+          % (verb, len(report.changed), len(report.files),
+             sum(len(f.edits) for f in report.files), len(report.findings()),
+             len(report.unmapped)), file=out)
+    return 0
