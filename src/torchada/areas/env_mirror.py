@@ -1,0 +1,82 @@
+"""CUDA environment variables mirrored to their MUSA names.
+
+CUDA names made to work: ``CUDA_VISIBLE_DEVICES`` -> ``MUSA_VISIBLE_DEVICES``,
+``PYTORCH_CUDA_ALLOC_CONF`` -> ``PYTORCH_MUSA_ALLOC_CONF``, ``CUDA_LAUNCH_BLOCKING`` ->
+``MUSA_LAUNCH_BLOCKING``, ``PYTORCH_NO_CUDA_MEMORY_CACHING`` ->
+``PYTORCH_NO_MUSA_MEMORY_CACHING``, ``CUBLAS_WORKSPACE_CONFIG`` -> ``MUBLAS_WORKSPACE_CONFIG``.
+
+Rules (docs/devices.md, "Environment variables"):
+* Only in this area's apply step, on MUSA, right after ``import torch`` and before any device
+  call. The MUSA runtime and torch_musa's allocator read these variables when the device is
+  first used, through the C environment, so ``os.environ`` is the only channel; this is the one
+  deliberate exception to "torchada sets no environment variable" (the start-up hook still sets
+  none, and nothing is set off MUSA). Child processes inherit the MUSA names, as they inherit
+  the CUDA ones.
+* When both names are set, the MUSA one wins; if the values differ, one warning says so.
+* ``CUDA_VISIBLE_DEVICES`` is mirrored only when it lists device ordinals (``0,2``, ``""``,
+  ``-1``); UUIDs (``GPU-...``, ``MIG-...``) mean nothing to MUSA: one warning, no mirror.
+* If the MUSA runtime was already initialised (torch imported before torchada activated and a
+  device used), mirroring would come too late: one warning, nothing set.
+* ``torchada.revert()`` removes what was set (the running runtime keeps what it read).
+
+torch_musa APIs relied on: ``torch.musa.is_initialized`` (to detect a late activation).
+"""
+
+import re
+
+from torchada._core.gate import Gate
+
+TRIGGERS = ("torch",)
+GATE = Gate(platforms=("musa",), torch=None, torch_musa=None, probe=None)
+
+PAIRS = (
+    ("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"),
+    ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_MUSA_ALLOC_CONF"),
+    ("CUDA_LAUNCH_BLOCKING", "MUSA_LAUNCH_BLOCKING"),
+    ("PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_NO_MUSA_MEMORY_CACHING"),
+    ("CUBLAS_WORKSPACE_CONFIG", "MUBLAS_WORKSPACE_CONFIG"),
+)
+_ORDINALS = re.compile(r"^\s*(-?\d+\s*(,\s*-?\d+\s*)*)?,?\s*$")
+
+
+def plan(environ):
+    """(what to set: [(name, value)], warnings: [str]) for an environment mapping. Pure."""
+    sets, warnings = [], []
+    for cuda_name, musa_name in PAIRS:
+        value = environ.get(cuda_name)
+        if value is None:
+            continue
+        if cuda_name == "CUDA_VISIBLE_DEVICES" and not _ORDINALS.match(value):
+            warnings.append(
+                "%s=%r is not a list of device ordinals (UUIDs are CUDA-only); it is not "
+                "mirrored to %s" % (cuda_name, value, musa_name))
+            continue
+        current = environ.get(musa_name)
+        if current is not None:
+            if current != value:
+                warnings.append("%s=%r and %s=%r are both set; %s wins" % (
+                    musa_name, current, cuda_name, value, musa_name))
+            continue
+        sets.append((musa_name, value))
+    return sets, warnings
+
+
+def apply(journal):
+    import logging
+    import os
+
+    import torch
+
+    logger = logging.getLogger("torchada")
+    sets, warnings = plan(os.environ)
+    if sets:
+        is_initialized = getattr(torch.musa, "is_initialized", None)
+        if is_initialized is not None and is_initialized():
+            warnings.append(
+                "the MUSA runtime was initialised before torchada activated; %s not mirrored "
+                "(set the MUSA names yourself)" % ", ".join(n for n, _ in sets))
+            sets = []
+    if warnings:
+        logger.warning("torchada: %s", "; ".join(warnings))
+    for name, value in sets:
+        journal.setitem(os.environ, name, value)
