@@ -168,7 +168,7 @@ TOP.update({
     "memory": _mod(), "graphs": _mod(), "streams": _mod(), "random": _mod(),
     "nccl": _mod(), "nvtx": _mod(), "profiler": _mod(), "jiterator": _mod(),
     "tunable": _mod(), "gds": _mod(), "green_contexts": _mod(), "comm": _mod(),
-    "sparse": _mod("legacy module with no names"),
+    "sparse": _mod("legacy sparse tensor types"),
 })
 
 # -- private torch.cuda names that libraries touch (applied only where both sides have them)
@@ -228,11 +228,14 @@ for _name in ("enable", "is_enabled", "tuning_enable", "tuning_is_enabled",
               "set_rotating_buffer_size", "get_rotating_buffer_size",
               "set_numerical_check_tolerances"):
     SUB["tunable." + _name] = _u(NO_TUNABLE)
+for _name in _LEGACY:
+    if _name != "Bool":
+        SUB["sparse.%sTensor" % _name] = _u("{musa} has no legacy sparse tensor types")
 del _name
 
 # Submodules whose names the cuda_namespace area walks (amp belongs to the amp area).
 SUBMODULES = ("memory", "graphs", "streams", "random", "nccl", "nvtx", "profiler",
-              "jiterator", "tunable", "gds", "green_contexts", "comm")
+              "jiterator", "tunable", "gds", "green_contexts", "comm", "sparse")
 
 # Public module globals of torch.cuda that are not API (typing / stdlib imports); left alone.
 INCIDENTAL = ("Any", "Callable", "DEVICE_REQUIREMENT", "Device", "NewType", "Optional",

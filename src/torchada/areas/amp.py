@@ -1,0 +1,168 @@
+"""Automatic mixed precision with CUDA names on MUSA.
+
+CUDA APIs made to work:
+  - ``torch.cuda.amp.autocast / GradScaler / custom_fwd / custom_bwd /
+    amp_definitely_not_available`` (also under torch.cuda.amp.autocast_mode, .grad_scaler,
+    .common): rebound to the torch.musa.amp objects.
+  - ``torch.autocast("cuda")`` / ``torch.amp.autocast("cuda")`` (same class): the device
+    type "cuda" becomes "musa" in ``__init__``.
+  - ``torch.amp.GradScaler("cuda")`` (and its default device, "cuda"): becomes "musa".
+  - ``torch.amp.custom_fwd(device_type="cuda")`` / ``custom_bwd(device_type="cuda")``.
+  - ``torch.get_autocast_dtype / set_autocast_dtype / is_autocast_enabled /
+    set_autocast_enabled("cuda", ...)``, ``torch.amp.is_autocast_available("cuda")`` and the
+    deprecated ``torch.get_autocast_gpu_dtype / set_autocast_gpu_dtype``.
+
+Per-call cost: one string comparison and one extra Python frame; nothing else.
+
+torch_musa APIs relied on: torch.musa.amp (autocast, GradScaler, custom_fwd, custom_bwd),
+torch.musa.amp_definitely_not_available, the "musa" autocast device type
+(AutocastPrivateUse1, registered by torch_musa).
+"""
+
+from torchada._core.gate import Gate
+
+TRIGGERS = ("torch",)
+
+
+def _probe():
+    import sys
+
+    torch = sys.modules.get("torch")
+    if getattr(getattr(torch, "musa", None), "amp", None) is None:
+        return "torch.musa.amp is missing"
+    return None
+
+
+GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=_probe)
+
+_CUDA, _MUSA = "cuda", "musa"
+
+
+def _wrap_init_first(original, name, default=None):
+    """__init__(self, device, ...) with "cuda" -> "musa" in the first argument."""
+    if default is None:
+        def __init__(self, device_type, *args, **kwargs):
+            if device_type == _CUDA:
+                device_type = _MUSA
+            original(self, device_type, *args, **kwargs)
+    else:
+        def __init__(self, device=default, *args, **kwargs):
+            if device == _CUDA:
+                device = _MUSA
+            original(self, device, *args, **kwargs)
+    __init__.__doc__ = original.__doc__
+    __init__.__qualname__ = "%s.__init__" % name
+    __init__.__wrapped__ = original
+    return __init__
+
+
+def _wrap_device_arg(original):
+    """A function whose first argument (or device_type=) is a device type."""
+    def wrapper(*args, **kwargs):
+        if args:
+            if args[0] == _CUDA:
+                args = (_MUSA,) + args[1:]
+        elif kwargs.get("device_type") == _CUDA:
+            kwargs["device_type"] = _MUSA
+        return original(*args, **kwargs)
+
+    wrapper.__name__ = getattr(original, "__name__", "wrapper")
+    wrapper.__qualname__ = getattr(original, "__qualname__", wrapper.__name__)
+    wrapper.__doc__ = getattr(original, "__doc__", None)
+    wrapper.__wrapped__ = original
+    return wrapper
+
+
+def _wrap_custom(original):
+    """custom_fwd / custom_bwd: keyword-only device_type."""
+    def wrapper(*args, **kwargs):
+        if kwargs.get("device_type") == _CUDA:
+            kwargs["device_type"] = _MUSA
+        return original(*args, **kwargs)
+
+    wrapper.__name__ = original.__name__
+    wrapper.__qualname__ = original.__qualname__
+    wrapper.__doc__ = original.__doc__
+    wrapper.__module__ = original.__module__
+    wrapper.__wrapped__ = original
+    return wrapper
+
+
+def _set_everywhere(journal, modules, name, original, value):
+    """Rebind ``name`` in each module where it is ``original`` (same object)."""
+    for module in modules:
+        if module is not None and module.__dict__.get(name) is original:
+            journal.setattr(module, name, value)
+
+
+def apply(journal):
+    import sys
+
+    import torch
+    import torch.amp
+
+    musa = torch.musa
+    mamp = musa.amp
+
+    # torch.cuda.amp.* -> torch.musa.amp.*
+    cuda_amp = sys.modules.get("torch.cuda.amp")
+    if cuda_amp is not None:
+        subs = [cuda_amp] + [sys.modules.get("torch.cuda.amp." + s)
+                             for s in ("autocast_mode", "grad_scaler", "common")]
+        targets = {
+            "autocast": getattr(mamp, "autocast", None),
+            "GradScaler": getattr(mamp, "GradScaler", None),
+            "custom_fwd": getattr(mamp, "custom_fwd", None),
+            "custom_bwd": getattr(mamp, "custom_bwd", None),
+            "amp_definitely_not_available": getattr(musa, "amp_definitely_not_available",
+                                                    None),
+        }
+        for name, target in targets.items():
+            original = getattr(cuda_amp, name, None)
+            if target is None or original is None:
+                continue
+            _set_everywhere(journal, subs, name, original, target)
+
+    # torch.autocast("cuda") / torch.amp.autocast("cuda"): one class
+    autocast_cls = torch.amp.autocast_mode.autocast
+    journal.setattr(autocast_cls, "__init__",
+                    _wrap_init_first(autocast_cls.__dict__["__init__"], "autocast"))
+
+    # torch.amp.GradScaler("cuda") and its "cuda" default
+    scaler_cls = getattr(torch.amp, "GradScaler", None)
+    if scaler_cls is not None and "__init__" in scaler_cls.__dict__:
+        journal.setattr(scaler_cls, "__init__",
+                        _wrap_init_first(scaler_cls.__dict__["__init__"], "GradScaler",
+                                         default=_CUDA))
+
+    # torch.amp.custom_fwd / custom_bwd(device_type="cuda")
+    amp_modules = [torch.amp, sys.modules.get("torch.amp.autocast_mode")]
+    for name in ("custom_fwd", "custom_bwd"):
+        original = getattr(torch.amp.autocast_mode, name, None)
+        if original is not None:
+            _set_everywhere(journal, amp_modules, name, original, _wrap_custom(original))
+
+    # autocast state functions taking a device type first
+    for name in ("get_autocast_dtype", "set_autocast_dtype", "is_autocast_enabled",
+                 "set_autocast_enabled"):
+        original = getattr(torch, name, None)
+        if original is not None:
+            journal.setattr(torch, name, _wrap_device_arg(original))
+    available = getattr(torch.amp.autocast_mode, "is_autocast_available", None)
+    if available is not None:
+        _set_everywhere(journal, amp_modules, "is_autocast_available", available,
+                        _wrap_device_arg(available))
+
+    # deprecated no-argument GPU forms mean CUDA
+    get_dtype = getattr(torch, "get_autocast_dtype", None)
+    set_dtype = getattr(torch, "set_autocast_dtype", None)
+    if get_dtype is not None and hasattr(torch, "get_autocast_gpu_dtype"):
+        def get_autocast_gpu_dtype():
+            return get_dtype(_MUSA)
+
+        journal.setattr(torch, "get_autocast_gpu_dtype", get_autocast_gpu_dtype)
+    if set_dtype is not None and hasattr(torch, "set_autocast_gpu_dtype"):
+        def set_autocast_gpu_dtype(dtype):
+            return set_dtype(_MUSA, dtype)
+
+        journal.setattr(torch, "set_autocast_gpu_dtype", set_autocast_gpu_dtype)

@@ -1,0 +1,111 @@
+"""torch.backends.cuda / torch.backends.cudnn where they have a MUSA meaning.
+
+CUDA APIs made to work (each documented in docs/cuda_namespace.md):
+  - ``torch.backends.cuda.is_built()`` -> True: this torch runs a MUSA backend (torch_musa).
+  - ``torch.backends.cuda.matmul.allow_tf32`` (read / write) -> ``torch.backends.mudnn.allow_tf32``.
+    MUSA has one TF32 switch for muDNN convolutions *and* matmul / bmm, so this flag and
+    ``cudnn.allow_tf32`` read and write the same value (CUDA keeps two). The other matmul
+    attributes keep torch's behaviour.
+  - ``torch.backends.cudnn.is_available()`` -> True when torch.backends.mudnn exists.
+  - ``torch.backends.cudnn.version()`` -> ``torch.backends.mudnn.version()``.
+  - ``torch.backends.cudnn.allow_tf32`` (read / write) -> ``torch.backends.mudnn.allow_tf32``.
+  - ``torch.backends.cudnn.flags(..., allow_tf32=...)`` also sets muDNN's flag for the block.
+Left as torch defines them (global ATen flags that MUSA code may read; no muDNN setter
+exists): ``cudnn.enabled``, ``benchmark``, ``benchmark_limit``, ``deterministic``,
+``is_acceptable`` (False for MUSA tensors, which keeps torch's cuDNN-only code paths such as
+RNN weight flattening away from MUSA tensors), the SDPA switches of torch.backends.cuda,
+``cufft_plan_cache``, ``preferred_linalg_library``, ``preferred_blas_library``.
+
+torch_musa APIs relied on: torch.backends.mudnn (allow_tf32, version, flags), set by
+torch_musa at import.
+"""
+
+from torchada._core.gate import Gate
+
+TRIGGERS = ("torch",)
+GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=None)
+
+
+class MatmulFlags:
+    """torch.backends.cuda.matmul on MUSA: allow_tf32 is muDNN's flag, the rest torch's."""
+
+    __slots__ = ("_torch_matmul", "_mudnn")
+
+    def __init__(self, torch_matmul, mudnn):
+        object.__setattr__(self, "_torch_matmul", torch_matmul)
+        object.__setattr__(self, "_mudnn", mudnn)
+
+    def __getattr__(self, name):
+        if name == "allow_tf32":
+            return self._mudnn.allow_tf32
+        return getattr(self._torch_matmul, name)
+
+    def __setattr__(self, name, value):
+        if name == "allow_tf32":
+            self._mudnn.allow_tf32 = value
+            return
+        setattr(self._torch_matmul, name, value)
+
+    def __repr__(self):
+        return "<torch.backends.cuda.matmul on MUSA (allow_tf32 -> torch.backends.mudnn)>"
+
+
+def apply(journal):
+    import contextlib
+    import sys
+
+    import torch
+    import torch.backends.cuda
+    import torch.backends.cudnn  # noqa: F401
+
+    cuda_backend = sys.modules["torch.backends.cuda"]
+    mudnn = getattr(torch.backends, "mudnn", None)
+
+    def is_built():
+        """True: this torch runs a MUSA backend through torch_musa (torchada)."""
+        return True
+
+    journal.setattr(cuda_backend, "is_built", is_built)
+    if mudnn is None:
+        return  # no muDNN module: the cudnn / tf32 switches keep torch's behaviour
+
+    if hasattr(cuda_backend, "matmul"):
+        journal.setattr(cuda_backend, "matmul", MatmulFlags(cuda_backend.matmul, mudnn))
+
+    cudnn = sys.modules["torch.backends.cudnn"]           # a PropModule around the module
+    inner = getattr(cudnn, "m", cudnn)                     # the module holding the functions
+    prop_class = type(cudnn)
+
+    def is_available():
+        """True: muDNN (torch.backends.mudnn) stands in for cuDNN on MUSA (torchada)."""
+        return True
+
+    journal.setattr(inner, "is_available", is_available)
+    if hasattr(mudnn, "version"):
+        journal.setattr(inner, "version", mudnn.version)
+
+    def _get(self):
+        return mudnn.allow_tf32
+
+    def _set(self, value):
+        mudnn.allow_tf32 = value
+
+    if prop_class is not type(torch) and "allow_tf32" in prop_class.__dict__:
+        journal.setattr(prop_class, "allow_tf32", property(
+            _get, _set, doc="torch.backends.mudnn.allow_tf32 on MUSA (torchada)"))
+
+    original_flags = getattr(inner, "flags", None)
+    if original_flags is not None:
+        @contextlib.contextmanager
+        def flags(*args, **kwargs):
+            allow = kwargs.get("allow_tf32", args[4] if len(args) > 4 else True)
+            previous = mudnn.allow_tf32
+            mudnn.allow_tf32 = allow
+            try:
+                with original_flags(*args, **kwargs):
+                    yield
+            finally:
+                mudnn.allow_tf32 = previous
+
+        flags.__doc__ = original_flags.__doc__
+        journal.setattr(inner, "flags", flags)

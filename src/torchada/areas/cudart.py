@@ -1,0 +1,147 @@
+"""``torch.cuda.cudart()`` answering with CUDA runtime names on the MUSA runtime.
+
+CUDA APIs made to work: ``torch.cuda.cudart()`` returns one object whose ``cudaXxx`` names
+are the ``musaXxx`` functions of ``torch.musa.musart()`` (cudaError -> musaError,
+cudaGetErrorString, cudaMemGetInfo, cudaHostRegister / cudaHostUnregister,
+cudaStreamCreate / cudaStreamDestroy, and any other ``cudaXxx`` whose ``musaXxx`` exists).
+``cudaProfilerStart`` / ``cudaProfilerStop``, which torch_musa 2.7.1's musart() lacks, are
+provided: they call ``musaProfilerStart`` / ``musaProfilerStop`` of the MUSA runtime library
+already loaded in the process (ctypes, looked up once on first use) and answer
+``cudaError.success`` when no such library can be found (CUDA's own answer when no profiler
+is attached). ``torch.cuda.profiler.start / stop / profile`` work through them (their module
+globals ``cudart`` / ``check_error`` are rebound). A ``cudaXxx`` name with no MUSA
+counterpart raises an error that is both ``NotImplementedError`` and ``AttributeError``
+(so ``hasattr`` answers False), naming the API and the torch_musa version.
+
+torch_musa APIs relied on: torch.musa.musart() (the _MUSAC._musart binding: musaError,
+musaGetErrorString, musaMemGetInfo, musaHostRegister, musaHostUnregister,
+musaStreamCreate, musaStreamDestroy), torch.musa.check_error.
+"""
+
+from torchada._core.gate import Gate
+
+TRIGGERS = ("torch",)
+
+
+def _probe():
+    import sys
+
+    torch = sys.modules.get("torch")
+    if not callable(getattr(getattr(torch, "musa", None), "musart", None)):
+        return "torch.musa.musart is missing"
+    return None
+
+
+GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=_probe)
+
+# CUDA runtime names with their MUSA names; anything else "cudaX" is looked up as "musaX".
+NAMES = {
+    "cudaError": "musaError",
+    "cudaGetErrorString": "musaGetErrorString",
+    "cudaMemGetInfo": "musaMemGetInfo",
+    "cudaHostRegister": "musaHostRegister",
+    "cudaHostUnregister": "musaHostUnregister",
+    "cudaStreamCreate": "musaStreamCreate",
+    "cudaStreamDestroy": "musaStreamDestroy",
+    "cudaProfilerStart": "musaProfilerStart",
+    "cudaProfilerStop": "musaProfilerStop",
+}
+RUNTIME_LIBRARIES = ("libmusart.so", "libmusart.so.4", "libmusart.so.3")
+
+
+class UnsupportedRuntimeName(NotImplementedError, AttributeError):
+    """A cudaXxx name with no MUSA counterpart (hasattr() answers False)."""
+
+
+class CudaRuntime:
+    """What ``torch.cuda.cudart()`` returns on MUSA: CUDA names over ``torch.musa.musart()``."""
+
+    def __init__(self, musart, musa_label):
+        self._musart = musart
+        self._label = musa_label
+        self._profiler_lib = None
+        for cuda_name, musa_name in NAMES.items():
+            if hasattr(musart, musa_name):
+                setattr(self, cuda_name, getattr(musart, musa_name))
+        if not hasattr(self, "cudaProfilerStart"):
+            self.cudaProfilerStart = self._profiler_call("musaProfilerStart")
+        if not hasattr(self, "cudaProfilerStop"):
+            self.cudaProfilerStop = self._profiler_call("musaProfilerStop")
+
+    def _success(self, code=0):
+        error = getattr(self, "cudaError", None)
+        if error is None:
+            return code
+        if code == 0:
+            return getattr(error, "success", 0)
+        try:
+            return error(code)
+        except Exception:
+            return code
+
+    def _library(self):
+        if self._profiler_lib is None:
+            import ctypes
+
+            self._profiler_lib = False
+            for name in RUNTIME_LIBRARIES:
+                try:
+                    self._profiler_lib = ctypes.CDLL(name)
+                    break
+                except OSError:
+                    continue
+        return self._profiler_lib or None
+
+    def _profiler_call(self, symbol):
+        def call():
+            lib = self._library()
+            func = getattr(lib, symbol, None) if lib is not None else None
+            if func is None:
+                return self._success(0)  # no MUSA profiler runtime: nothing to start / stop
+            return self._success(int(func()))
+
+        call.__name__ = "cuda" + symbol[4:]
+        call.__doc__ = "%s on the MUSA runtime (torchada)." % call.__name__
+        return call
+
+    def __getattr__(self, name):
+        if name.startswith("cuda"):
+            musa_name = "musa" + name[4:]
+            if hasattr(self._musart, musa_name):
+                return getattr(self._musart, musa_name)
+            raise UnsupportedRuntimeName(
+                "torch.cuda.cudart().%s is not supported on MUSA (%s musart() has no %s)"
+                % (name, self._label, musa_name))
+        return getattr(self._musart, name)
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(NAMES))
+
+
+def apply(journal):
+    import sys
+
+    import torch
+    import torch.cuda  # noqa: F401
+
+    musa = torch.musa
+    version = getattr(musa, "__version__", None)
+    label = "torch_musa %s" % str(version).split("+")[0] if version else "torch_musa"
+    made = []
+
+    def cudart():
+        """torch.cuda.cudart() on MUSA: CUDA runtime names over torch.musa.musart()."""
+        if made:
+            return made[0]
+        runtime = CudaRuntime(musa.musart(), label)
+        made.append(runtime)
+        return runtime
+
+    cudart.__module__ = "torch.cuda"
+    journal.setattr(torch.cuda, "cudart", cudart)
+    profiler = sys.modules.get("torch.cuda.profiler")
+    if profiler is not None:
+        if "cudart" in profiler.__dict__:
+            journal.setattr(profiler, "cudart", cudart)
+        if "check_error" in profiler.__dict__ and hasattr(musa, "check_error"):
+            journal.setattr(profiler, "check_error", musa.check_error)
