@@ -1,0 +1,83 @@
+"""torch.utils.cpp_extension on MUSA: CUDA C++ extensions build unchanged.
+
+CUDA APIs made to work: ``CUDAExtension(name, sources, ...)`` (MUSA include and library
+paths, libraries cudart/cublas/nvjpeg/... -> musart/mublas/mtjpeg/..., ``nvcc`` flags ->
+``mcc`` flags with -gencode/-arch sm_XX -> --offload-arch=mp_XX), ``BuildExtension``
+(ports project-local CUDA sources and headers in place through torchada.porting, keeping
+.cu/.cuh names; compiles .cu/.mu with mcc; backports torch::stable accessors for
+torch < 2.11 through an include overlay), ``include_paths`` / ``library_paths`` (same
+signature as torch's, positional or keyword; ``device_type="cuda"`` or the legacy
+``cuda=True`` add the MUSA paths), ``CUDA_HOME`` (the MUSA toolkit root), and ``load`` /
+``load_inline`` (built under an flock so a builder killed mid-build never blocks later ones).
+
+torch_musa APIs relied on: none imported; the layout of an installed torch_musa is used
+(``torch_musa/lib`` with libmusa_python, ``torch_musa/share/generated_cuda_compatible``
+headers) as torch_musa/utils/musa_extension.py defines it; the MUSA toolkit's ``mcc``.
+"""
+
+from torchada._core.gate import Gate
+
+TRIGGERS = ("torch.utils.cpp_extension",)
+GATE = Gate(platforms=("musa",), torch=">=2.1", torch_musa=None, probe=None)
+
+
+def apply(journal):
+    import functools
+
+    import torch.utils.cpp_extension as cpp
+
+    from torchada.porting import build
+
+    original_include_paths = cpp.include_paths
+    original_library_paths = cpp.library_paths
+
+    def _wants_device(args, kwargs):
+        device = kwargs.get("device_type", kwargs.get("cuda", args[0] if args else "cpu"))
+        return device is True or device in ("cuda", "musa")
+
+    def _cpu_args(args, kwargs):
+        """The same call for the CPU paths: the device argument becomes "cpu" (or False
+        for a legacy bool), every other argument is passed through untouched."""
+        args = list(args)
+        kwargs = dict(kwargs)
+        if args:
+            args[0] = False if isinstance(args[0], bool) else "cpu"
+        for key in ("device_type", "cuda"):
+            if key in kwargs:
+                kwargs[key] = False if isinstance(kwargs[key], bool) else "cpu"
+        return args, kwargs
+
+    @functools.wraps(original_include_paths)
+    def include_paths(*args, **kwargs):
+        if not _wants_device(args, kwargs):
+            return original_include_paths(*args, **kwargs)
+        a, k = _cpu_args(args, kwargs)
+        return original_include_paths(*a, **k) + build.musa_include_paths()
+
+    @functools.wraps(original_library_paths)
+    def library_paths(*args, **kwargs):
+        if not _wants_device(args, kwargs):
+            return original_library_paths(*args, **kwargs)
+        a, k = _cpu_args(args, kwargs)
+        return original_library_paths(*a, **k) + build.musa_library_paths()
+
+    original_cuda_extension = cpp.CUDAExtension
+
+    @functools.wraps(original_cuda_extension)
+    def CUDAExtension(name, sources, *args, **kwargs):
+        import setuptools
+
+        kwargs = build.extension_kwargs(kwargs, include_paths("cuda"), library_paths("cuda"))
+        return setuptools.Extension(name, sources, *args, **kwargs)
+
+    musa_build_extension = build.make_build_extension(cpp.BuildExtension)
+
+    journal.setattr(cpp, "include_paths", include_paths)
+    journal.setattr(cpp, "library_paths", library_paths)
+    journal.setattr(cpp, "CUDAExtension", CUDAExtension)
+    journal.setattr(cpp, "BuildExtension", musa_build_extension)
+    journal.setattr(cpp, "CUDA_HOME", build.musa_home())
+    for name in ("load", "load_inline"):
+        original = getattr(cpp, name, None)
+        if original is not None:
+            journal.setattr(cpp, name, build.locked_load(original, cpp._get_build_directory))

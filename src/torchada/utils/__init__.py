@@ -1,0 +1,1 @@
+"""torchada.utils: helpers mirroring torch.utils (cheap to import; no torch)."""
