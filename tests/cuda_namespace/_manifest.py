@@ -36,7 +36,8 @@ def _fake(name, info):
     if kind == "alias":
         kind = info.get("alias_of_kind", "function")
     if kind == "class":
-        return type(name, (), {"__module__": "torch_musa"})
+        return type(name, (), {"__module__": "torch_musa",
+                               "__init__": lambda self, *args, **kwargs: None})
     if kind == "constant":
         return ()
     def f(*args, **kwargs):

@@ -80,9 +80,18 @@ def apply(journal):
         """True: muDNN (torch.backends.mudnn) stands in for cuDNN on MUSA (torchada)."""
         return True
 
-    journal.setattr(inner, "is_available", is_available)
+    # Set on the PropModule users see, not in the module globals: torch's own cudnn code
+    # (set_flags, benchmark_limit) calls its global is_available() and must keep seeing
+    # False on a torch built without CUDA.
+    public = {"is_available": is_available}
     if hasattr(mudnn, "version"):
-        journal.setattr(inner, "version", mudnn.version)
+        public["version"] = mudnn.version
+    for name, value in public.items():
+        if cudnn is inner:
+            journal.setattr(inner, name, value)
+        else:
+            journal.on_revert(lambda n=name: cudnn.__dict__.pop(n, None))
+            journal.setattr(cudnn, name, value)
 
     def _get(self):
         return mudnn.allow_tf32

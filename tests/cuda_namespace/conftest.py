@@ -1,0 +1,52 @@
+"""Helpers for the torch.cuda namespace tests (table, fake-manifest apply, simulator)."""
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import _manifest  # noqa: E402
+
+ROOT = HERE.parents[1]
+SIMROOT = ROOT / "src" / "torchada" / "testing" / "_simroot" / "torch_musa" / "__init__.py"
+
+
+@pytest.fixture(scope="session")
+def manifest():
+    data = _manifest.load()
+    if data is None:
+        pytest.skip("torch_musa 2.7.1 manifest not found (set TORCHADA_MUSA_MANIFEST)")
+    return data
+
+
+@pytest.fixture
+def fake_musa(manifest):
+    """torch.musa replaced by a name-only fake built from the manifest, for one test."""
+    import torch
+
+    fake = _manifest.fake_musa(manifest)
+    fake.device_count = lambda: 2
+    fake.current_device = lambda: 0
+    calls = fake._calls = []
+    fake.set_device = lambda device: calls.append(("set_device", device))
+    missing = object()
+    old = torch.__dict__.get("musa", missing)
+    torch.musa = fake
+    try:
+        yield fake
+    finally:
+        if old is missing:
+            del torch.musa
+        else:
+            torch.musa = old
+
+
+def simulator_available():
+    return SIMROOT.is_file()
+
+
+needs_sim = pytest.mark.skipif(not SIMROOT.is_file(),
+                               reason="simulated torch_musa not present yet")

@@ -1,0 +1,327 @@
+"""Areas applied in-process to the real torch.cuda over a name-only fake torch.musa (built
+from the torch_musa 2.7.1 manifest), then reverted: identity, stubs, errors, clean revert."""
+import importlib
+import sys
+import types
+
+import pytest
+import torch
+
+from torchada._core.journal import Journal
+from torchada.areas import backends as backends_area
+from torchada.areas import cuda_api_table as table
+from torchada.areas import cuda_namespace as area
+from torchada.areas import cudart as cudart_area
+
+
+def _modules():
+    mods = [torch.cuda] + [sys.modules["torch.cuda." + s] for s in table.SUBMODULES
+                           if "torch.cuda." + s in sys.modules]
+    mods += [sys.modules[m] for m in ("torch.cuda.amp", "torch.backends.cuda",
+                                      "torch.backends.cudnn") if m in sys.modules]
+    return mods
+
+
+def _snapshot():
+    return {m.__name__: dict(vars(m)) for m in _modules()}
+
+
+def _assert_restored(before):
+    for name, contents in before.items():
+        now = vars(sys.modules[name]) if name in sys.modules else None
+        changed = [k for k, v in contents.items() if now.get(k, object()) is not v]
+        # (submodules imported meanwhile, by the test itself, are not writes of ours)
+        added = sorted(k for k in set(now) - set(contents)
+                       if not isinstance(now[k], types.ModuleType))
+        assert not changed and not added, (name, changed, added)
+
+
+@pytest.fixture
+def applied(fake_musa):
+    before = _snapshot()
+    journal = Journal("cuda_namespace")
+    area.apply(journal)
+    try:
+        yield fake_musa
+    finally:
+        errors = journal.revert()
+        assert not errors
+        _assert_restored(before)
+        assert area.coverage() is None
+
+
+def test_mapped_names_are_the_musa_objects(applied):
+    m = applied
+    assert torch.cuda.device_count is m.device_count
+    assert torch.cuda.current_stream is m.current_stream
+    assert torch.cuda.Stream is m.Stream and torch.cuda.streams.Stream is m.Stream
+    assert torch.cuda.streams.Event is m.Event and torch.cuda.Event is m.Event
+    assert torch.cuda.memory.memory_allocated is m.memory_allocated
+    assert torch.cuda.memory_allocated is m.memory_allocated
+    assert torch.cuda.memory.MemPool is m.MemPool
+    assert torch.cuda.random.manual_seed is m.manual_seed
+    assert torch.cuda.graphs.graph_pool_handle is m.graph_pool_handle
+    assert torch.cuda.CudaError is m.MusaError
+    assert torch.cuda.CUDAPluggableAllocator is m.MUSAPluggableAllocator
+    assert torch.cuda.memory._record_memory_history is m.memory._record_memory_history
+    assert torch.cuda.nccl.version is m.mccl.version
+    assert torch.cuda.FloatTensor is m.FloatTensor
+    assert torch.cuda.init is m._lazy_init
+    assert torch.cuda.memory_cached is m.memory_reserved
+
+
+def test_is_available_and_lazy_init_left_alone(fake_musa):
+    is_available, lazy_init = torch.cuda.is_available, torch.cuda._lazy_init
+    journal = Journal("cuda_namespace")
+    area.apply(journal)
+    try:
+        assert torch.cuda.is_available is is_available
+        assert torch.cuda._lazy_init is lazy_init
+        assert torch.cuda.is_available() is False
+    finally:
+        journal.revert()
+
+
+def test_graph_names_translate_keywords(applied):
+    m = applied
+    assert issubclass(torch.cuda.graph, m.graph)
+    assert torch.cuda.graphs.graph is torch.cuda.graph
+    assert issubclass(torch.cuda.CUDAGraph, m.MUSAGraph)
+    g = torch.cuda.CUDAGraph()
+    assert isinstance(g, m.MUSAGraph)
+    ctx = torch.cuda.graph(cuda_graph=g)
+    assert isinstance(ctx, m.graph)
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: torch.cuda.graph(object(), enable_annotations=True), "enable_annotations"),
+    (lambda: torch.cuda.graph(object(), check_input_liveness=True), "check_input_liveness"),
+    (lambda: torch.cuda.CUDAGraph(keep_graph=True), "keep_graph"),
+    (lambda: torch.cuda.make_graphed_callables(lambda x: x, (), pool=(0, 1)), "pool"),
+    (lambda: torch.cuda.memory_snapshot(mempool_id=(0, 1)), "mempool_id"),
+    (lambda: torch.cuda.set_sync_debug_mode("warn"), "debug_mode"),
+])
+def test_cuda_only_arguments_raise_naming_the_argument(applied, call, argument):
+    with pytest.raises(NotImplementedError, match=argument) as info:
+        call()
+    assert "torch_musa 2.7.1" in str(info.value)
+
+
+@pytest.mark.parametrize("api", [
+    "jiterator._create_jit_fn", "jiterator._create_multi_output_jit_fn", "caching_allocator_alloc",
+    "temperature", "host_memory_stats", "nccl.all_reduce", "tunable.enable", "gds.GdsFile",
+    "GreenContext", "get_per_process_memory_fraction", "list_gpu_processes",
+    "ComplexFloatStorage", "sparse.FloatTensor",
+])
+def test_unsupported_apis_raise_naming_the_api(applied, api):
+    owner = torch.cuda
+    parts = api.split(".")
+    for part in parts[:-1]:
+        owner = getattr(owner, part)
+    if not hasattr(owner, parts[-1]):
+        pytest.skip("torch.cuda.%s absent in torch %s" % (api, torch.__version__))
+    with pytest.raises(NotImplementedError) as info:
+        getattr(owner, parts[-1])()
+    assert str(info.value).startswith("torch.cuda.%s is not supported on MUSA (torch_musa 2.7.1"
+                                      % api)
+
+
+def test_jiterator_message_exact(applied):
+    with pytest.raises(NotImplementedError) as info:
+        torch.cuda.jiterator._create_jit_fn("template <typename T> T f(T x) { return x; }")
+    assert str(info.value) == ("torch.cuda.jiterator._create_jit_fn is not supported on MUSA "
+                               "(torch_musa 2.7.1 has no equivalent)")
+
+
+def test_unsupported_classes_stay_classes(applied):
+    assert isinstance(torch.cuda.GreenContext, type)
+    assert not isinstance(object(), torch.cuda.GreenContext)
+
+
+def test_set_device_bad_ordinal_is_a_cuda_error(applied):
+    error = getattr(torch, "AcceleratorError", RuntimeError)
+    with pytest.raises(error, match="CUDA error: invalid device ordinal"):
+        torch.cuda.set_device(99)
+    with pytest.raises(RuntimeError):
+        torch.cuda.set_device("cuda:5")
+    torch.cuda.set_device(1)
+    torch.cuda.set_device("cuda:0")
+    torch.cuda.set_device(torch.device("cuda", 1))
+    assert applied._calls == [("set_device", 1), ("set_device", 0), ("set_device", 1)]
+
+
+def test_get_device_properties_defaults_to_current(applied):
+    seen = []
+    applied.get_device_properties = lambda device: seen.append(device)
+    journal = Journal("again")
+    area.apply(journal)  # rebuild against the replaced function
+    try:
+        torch.cuda.get_device_properties()
+        assert seen == [0]
+    finally:
+        journal.revert()
+
+
+def test_reset_max_memory_allocated_warns_and_resets(applied):
+    seen = []
+    applied.reset_peak_memory_stats = lambda device=None: seen.append(device)
+    journal = Journal("again")
+    area.apply(journal)
+    try:
+        with pytest.warns(FutureWarning):
+            torch.cuda.reset_max_memory_allocated(1)
+        assert seen == [1]
+    finally:
+        journal.revert()
+
+
+def test_nvtx_ranges_are_record_function_ranges(applied):
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        assert torch.cuda.nvtx.range_push("outer") == 0
+        torch.cuda.nvtx.range_push("inner")
+        assert torch.cuda.nvtx.range_pop() == 1
+        torch.cuda.nvtx.range_pop()
+        rid = torch.cuda.nvtx.range_start("started")
+        torch.cuda.nvtx.range_end(rid)
+        with torch.cuda.nvtx.range("ctx {}", 1):
+            torch.ones(2) + 1
+        torch.cuda.nvtx.mark("here")
+    names = {e.name for e in prof.events()}
+    assert {"outer", "inner", "started", "ctx 1", "here"} <= names
+
+
+def test_stream_and_event_get_cuda_handle_names(fake_musa):
+    fake_musa.Stream.musa_stream = property(lambda self: 1234)
+    fake_musa.Event.musa_event = property(lambda self: 99)
+    journal = Journal("cuda_namespace")
+    area.apply(journal)
+    try:
+        assert torch.cuda.Stream().cuda_stream == 1234
+        assert torch.cuda.Event().cuda_event == 99
+    finally:
+        journal.revert()
+    assert not hasattr(fake_musa.Stream, "cuda_stream")
+
+
+def test_missing_target_in_an_older_torch_musa_becomes_unsupported(fake_musa):
+    del fake_musa.memory_stats
+    journal = Journal("cuda_namespace")
+    area.apply(journal)
+    try:
+        with pytest.raises(NotImplementedError, match="has no torch.musa.memory_stats"):
+            torch.cuda.memory_stats()
+        assert area.coverage()["memory_stats"] == ("unsupported", "table:target-missing")
+    finally:
+        journal.revert()
+
+
+def test_names_a_newer_torch_adds_are_handled_by_the_rule(fake_musa, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "__all__", list(torch.cuda.__all__) +
+                        ["shiny_new_api", "current_blaslt_handle"])
+    monkeypatch.setattr(torch.cuda, "shiny_new_api", lambda: 1, raising=False)
+    monkeypatch.setattr(torch.cuda, "current_blaslt_handle", lambda: 1, raising=False)
+    journal = Journal("cuda_namespace")
+    area.apply(journal)
+    try:
+        with pytest.raises(NotImplementedError,
+                           match=r"torch.cuda.shiny_new_api is not supported on MUSA"):
+            torch.cuda.shiny_new_api()
+        assert torch.cuda.current_blaslt_handle is fake_musa.current_blaslt_handle
+        assert area.rule_handled() == ["current_blaslt_handle", "shiny_new_api"]
+    finally:
+        journal.revert()
+
+
+def test_failure_half_way_leaves_nothing_patched(fake_musa, monkeypatch):
+    before = _snapshot()
+
+    def boom(ctx):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(area.EMULATIONS, "nvtx.range", boom)
+    journal = Journal("cuda_namespace")
+    with pytest.raises(RuntimeError):
+        area.apply(journal)
+    journal.revert()
+    _assert_restored(before)
+
+
+# -- cudart ------------------------------------------------------------------------------
+class _Err(int):
+    pass
+
+
+def _fake_musart():
+    error = types.SimpleNamespace(success=_Err(0))
+    return types.SimpleNamespace(musaError=error, musaMemGetInfo=lambda d: (1, 2),
+                                 musaHostRegister=lambda p, s, f: error.success,
+                                 musaGetErrorString=lambda e: "no error")
+
+
+def test_cudart_answers_with_cuda_names(fake_musa):
+    rt = _fake_musart()
+    fake_musa.musart = lambda: rt
+    fake_musa.check_error = lambda res: None if res == 0 else (_ for _ in ()).throw(
+        RuntimeError(res))
+    before = _snapshot()
+    journal = Journal("cudart")
+    cudart_area.apply(journal)
+    try:
+        r = torch.cuda.cudart()
+        assert r is torch.cuda.cudart()
+        assert r.cudaMemGetInfo is rt.musaMemGetInfo
+        assert r.cudaHostRegister is rt.musaHostRegister
+        assert r.cudaError is rt.musaError
+        assert r.cudaProfilerStart() == rt.musaError.success
+        assert r.cudaProfilerStop() == rt.musaError.success
+        torch.cuda.profiler.start()
+        torch.cuda.profiler.stop()
+        with torch.cuda.profiler.profile():
+            pass
+        assert not hasattr(r, "cudaGraphicsMapResources")
+        with pytest.raises(NotImplementedError, match=r"cudart\(\).cudaDeviceReset is not "
+                           r"supported on MUSA \(torch_musa 2.7.1 musart\(\) has no "
+                           r"musaDeviceReset\)"):
+            r.cudaDeviceReset()
+    finally:
+        journal.revert()
+    _assert_restored(before)
+
+
+# -- backends ----------------------------------------------------------------------------
+class _Mudnn:
+    allow_tf32 = True
+
+    @staticmethod
+    def version():
+        return 2800
+
+
+def test_backends_follow_mudnn(monkeypatch):
+    mudnn = _Mudnn()
+    monkeypatch.setattr(torch.backends, "mudnn", mudnn, raising=False)
+    cudnn_class_prop = type(torch.backends.cudnn).__dict__["allow_tf32"]
+    before = _snapshot()
+    journal = Journal("backends")
+    backends_area.apply(journal)
+    try:
+        assert torch.backends.cuda.is_built() is True
+        assert torch.backends.cudnn.is_available() is True
+        assert torch.backends.cudnn.version() == 2800
+        torch.backends.cuda.matmul.allow_tf32 = False
+        assert mudnn.allow_tf32 is False and torch.backends.cudnn.allow_tf32 is False
+        torch.backends.cudnn.allow_tf32 = True
+        assert mudnn.allow_tf32 is True and torch.backends.cuda.matmul.allow_tf32 is True
+        with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+            assert mudnn.allow_tf32 is False
+        assert mudnn.allow_tf32 is True
+        # other matmul attributes keep torch's behaviour
+        old = torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
+        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = old
+    finally:
+        journal.revert()
+    _assert_restored(before)
+    assert type(torch.backends.cudnn).__dict__["allow_tf32"] is cudnn_class_prop
+    assert torch.backends.cudnn.is_available() is torch._C._has_cudnn

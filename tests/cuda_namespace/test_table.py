@@ -1,0 +1,109 @@
+"""The torch.cuda table: every installed name classified, targets exist, doc is current."""
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from torchada.areas import cuda_api_table as table
+from torchada.areas import cuda_namespace as area
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "cuda_api_coverage.md"
+
+
+def test_every_public_torch_cuda_name_has_a_row():
+    names = area._api_names(torch.cuda)
+    missing = sorted(n for n in names if table.row_for(n) is None)
+    assert not missing, "torch %s names without a row: %s" % (torch.__version__, missing)
+    assert set(torch.cuda.__all__) <= names
+
+
+@pytest.mark.parametrize("sub", table.SUBMODULES)
+def test_every_submodule_name_has_a_row_or_shares_the_top_level_object(sub):
+    try:
+        module = importlib.import_module("torch.cuda." + sub)
+    except ImportError:
+        pytest.skip("torch.cuda.%s absent in this torch" % sub)
+    unclassified = []
+    for name in area._api_names(module):
+        obj = getattr(module, name)
+        if table.row_for("%s.%s" % (sub, name)) is not None:
+            continue
+        if getattr(torch.cuda, name, None) is obj and table.row_for(name) is not None:
+            continue
+        unclassified.append(name)
+    assert not unclassified, "torch.cuda.%s: %s" % (sub, unclassified)
+
+
+def test_incidental_names_are_not_api():
+    api = area._api_names(torch.cuda)
+    assert not (set(table.INCIDENTAL) & api)
+    public = {n for n in dir(torch.cuda) if not n.startswith("_")}
+    assert public <= api | set(table.INCIDENTAL) | {"comm"} | set(table.SUBMODULES), \
+        sorted(public - api - set(table.INCIDENTAL))
+
+
+def test_rows_are_well_formed():
+    for name, row in table.all_rows():
+        assert row.kind in table.KINDS, name
+        if row.kind == table.UNSUPPORTED:
+            assert "{musa}" in row.target, name  # the message names the torch_musa version
+        if row.kind == table.EMULATED and row.area == "cuda_namespace":
+            assert row.target in area.EMULATIONS, name
+
+
+def test_every_emulation_has_a_row():
+    rows = {r.target for _, r in table.all_rows() if r.kind == table.EMULATED}
+    assert set(area.EMULATIONS) <= rows
+
+
+def test_mapped_targets_exist_in_the_manifest(manifest):
+    """No row maps to a torch.musa name that torch_musa 2.7.1 lacks."""
+    import _manifest
+
+    fake = _manifest.fake_musa(manifest)
+    bad = []
+    for name, row in table.all_rows():
+        if row.kind != table.MAPPED:
+            continue
+        obj = fake
+        for part in table.target_of(name, row).split("."):
+            obj = getattr(obj, part, None)
+        if obj is None:
+            bad.append((name, table.target_of(name, row)))
+    assert not bad
+
+
+def test_unsupported_rows_are_missing_in_the_manifest(manifest):
+    """An 'unsupported' row for a name torch.musa has would hide a working API."""
+    names = manifest["torch.musa"]["names"]
+    wrongly = [n for n, r in table.all_rows()
+               if r.kind == table.UNSUPPORTED and "." not in n and n in names]
+    assert not wrongly
+
+
+def test_counts_cover_all_public_rows():
+    c = table.counts()
+    assert c[table.MAPPED] > 60 and c[table.UNSUPPORTED] > 20 and c[table.EMULATED] > 10
+    assert sum(c.values()) == len([n for n, _ in table.all_rows()
+                                   if "." in n or not n.startswith("_")])
+
+
+def test_generated_doc_is_current():
+    out = subprocess.run([sys.executable, "-m", "torchada.areas.cuda_api_table", "--markdown"],
+                         capture_output=True, text=True, check=True).stdout
+    assert DOC.is_file(), "run: python -m torchada.areas.cuda_api_table --markdown > %s" % DOC
+    assert DOC.read_text() == out, \
+        "docs/cuda_api_coverage.md is stale: python -m torchada.areas.cuda_api_table " \
+        "--markdown > docs/cuda_api_coverage.md"
+
+
+def test_table_module_imports_nothing_heavy():
+    code = ("import sys, torchada.areas.cuda_api_table as t; t.render_markdown(); "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-X", "torchada=off", "-c", code],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
