@@ -7,9 +7,12 @@ import pytest
 from tests.conftest import FIXTURES, clean_env, fake_musa_env, run_python
 
 DECISION = """
-import sys, torchada_boot
+import sys
+loaded = 'torchada_boot' in sys.modules   # the .pth pre-check imports it only on a MUSA hint
+import torchada_boot
 finders = [type(f).__name__ for f in sys.meta_path]
-print(torchada_boot.decision[0], 'TorchadaFinder' in finders, 'torch' in sys.modules)
+print((torchada_boot.decision or ('None',))[0], 'TorchadaFinder' in finders, 'torch' in sys.modules,
+      loaded)
 """
 
 
@@ -19,42 +22,44 @@ def decision(env, args=()):
 
 
 def test_plain_machine_installs_nothing_and_never_imports_torch():
-    (platform, finder, torch_loaded), err = decision(clean_env())
-    assert (platform, finder, torch_loaded) == ("None", "False", "False") and err == ""
+    (platform, finder, torch_loaded, boot_loaded), err = decision(clean_env())
+    assert (platform, finder, torch_loaded, boot_loaded) == ("None", "False", "False", "False")
+    assert err == ""
 
 
 def test_torch_musa_findable_activates_without_importing_torch():
-    (platform, finder, torch_loaded), err = decision(fake_musa_env())
-    assert (platform, finder, torch_loaded) == ("musa", "True", "False") and err == ""
+    (platform, finder, torch_loaded, boot_loaded), err = decision(fake_musa_env())
+    assert (platform, finder, torch_loaded, boot_loaded) == ("musa", "True", "False", "True")
+    assert err == ""
 
 
 @pytest.mark.parametrize("word", ["off", "0", "false", "OFF"])
 def test_x_option_off_wins_over_everything(word):
-    (platform, finder, _), _ = decision(fake_musa_env(TORCHADA_PLATFORM="musa"),
+    (platform, finder, *_), _ = decision(fake_musa_env(TORCHADA_PLATFORM="musa"),
                                         args=("-X", "torchada=%s" % word))
     assert (platform, finder) == ("off", "False")
 
 
 def test_x_option_bogus_warns_once_and_auto_detects():
-    (platform, finder, _), err = decision(fake_musa_env(), args=("-X", "torchada=bogus"))
+    (platform, finder, *_), err = decision(fake_musa_env(), args=("-X", "torchada=bogus"))
     assert (platform, finder) == ("musa", "True")
     assert err.count("\n") == 1 and "-X torchada=bogus" in err and "torchada=off" in err
 
 
 @pytest.mark.parametrize("value", ["cuda", "cpu", "off", " CPU "])
 def test_platform_override_patches_nothing(value):
-    (platform, finder, _), err = decision(fake_musa_env(TORCHADA_PLATFORM=value))
+    (platform, finder, *_), err = decision(fake_musa_env(TORCHADA_PLATFORM=value))
     assert (platform, finder, err) == (value.strip().lower(), "False", "")
 
 
 def test_platform_musa_forces_activation_without_torch_musa():
-    (platform, finder, _), _ = decision(clean_env(TORCHADA_PLATFORM="musa"))
+    (platform, finder, *_), _ = decision(clean_env(TORCHADA_PLATFORM="musa"))
     assert (platform, finder) == ("musa", "True")
 
 
 @pytest.mark.parametrize("value", ["nvidia", "1", "mus a"])
 def test_bad_platform_value_warns_listing_valid_values_then_detects(value):
-    (platform, finder, _), err = decision(fake_musa_env(TORCHADA_PLATFORM=value))
+    (platform, finder, *_), err = decision(fake_musa_env(TORCHADA_PLATFORM=value))
     assert (platform, finder) == ("musa", "True")
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "TORCHADA_PLATFORM" in lines[0]
@@ -100,7 +105,7 @@ def test_python_S_skips_hook_but_explicit_import_works():
 def test_python_I_ignores_environment_and_runs():
     # -I ignores PYTHON* variables (so the fake torch_musa is not on the path): no activation.
     proc = run_python(DECISION, env=fake_musa_env(), args=("-I",))
-    assert proc.stdout.split()[:2] == ["None", "False"] and proc.stderr == ""
+    assert proc.stdout.split() == ["None", "False", "False", "False"] and proc.stderr == ""
 
 
 def test_torch_musa_raising_on_import_leaves_program_running():

@@ -47,7 +47,7 @@ def make_venv(path):
 
 PROBE = """
 import sys, torchada_boot
-print(torchada_boot.decision[0], any(type(f).__name__ == 'TorchadaFinder' for f in sys.meta_path))
+print((torchada_boot.decision or ('None',))[0], any(type(f).__name__ == 'TorchadaFinder' for f in sys.meta_path))
 """
 
 
