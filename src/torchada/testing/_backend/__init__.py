@@ -11,6 +11,8 @@ import contextlib
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
@@ -65,27 +67,39 @@ def _compiler() -> str:
     return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or "c++ (not found)"
 
 
-def build(target_dir: str | None = None, verbose: bool = False) -> str:
-    """Compile the backend into ``target_dir`` (default: the cache dir); return the .so path."""
+def _compile_into(work: str, verbose: bool = False) -> None:
+    """Runs in a child interpreter: cpp_extension.load also dlopens the result, and the
+    registrations it makes must happen once per process, from the final path."""
     from torch.utils import cpp_extension
 
+    cpp_extension.load(
+        name=LIB_NAME,
+        sources=[SOURCE],
+        extra_cflags=["-O1", "-w"],
+        build_directory=work,
+        is_python_module=False,
+        verbose=verbose,
+    )
+
+
+def build(target_dir: str | None = None, verbose: bool = False) -> str:
+    """Compile the backend into ``target_dir`` (default: the cache dir); return the .so path."""
     target_dir = target_dir or cache_dir()
     os.makedirs(target_dir, mode=0o700, exist_ok=True)
     final = os.path.join(target_dir, LIB_NAME + ".so")
     work = tempfile.mkdtemp(prefix="build-", dir=target_dir)
+    src_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SOURCE))))
+    code = (f"import sys; sys.path.insert(0, {src_root!r}); "
+            f"from torchada.testing._backend import _compile_into; _compile_into({work!r}, {verbose!r})")
     try:
-        cpp_extension.load(
-            name=LIB_NAME,
-            sources=[SOURCE],
-            extra_cflags=["-O1", "-w"],
-            build_directory=work,
-            is_python_module=False,
-            verbose=verbose,
-        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr)[-3000:]
+            raise RuntimeError(f"compiler exited with status {proc.returncode}:\n{tail}")
         os.replace(os.path.join(work, LIB_NAME + ".so"), final)
     except Exception as exc:
         raise RuntimeError(
-            f"torchada simulator: building the C++ backend failed ({type(exc).__name__}: {exc}). "
+            f"torchada simulator: building the C++ backend failed ({exc}). "
             f"Compiler: {_compiler()} (set CXX to choose another); cache dir: {target_dir} "
             "(must be writable; set TORCHADA_SIM_CACHE_DIR to use another)."
         ) from exc

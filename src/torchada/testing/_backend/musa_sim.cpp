@@ -813,11 +813,11 @@ void set_stream(int64_t d, int64_t id) {
 
 // Python creates torch.Generator("musa:i") objects and makes them the defaults,
 // so torch.musa.default_generators and the C++ side share state.
-void set_default_generator(int64_t d, at::Generator g) {
+void set_default_generator(int64_t d, std::optional<at::Generator> g) {
   check_index(d);
   default_generator(DeviceIndex(d));
-  TORCH_CHECK(g.device().type() == kMusa, "musa_sim: default generator must be a musa generator");
-  g_default_gens[d] = g;
+  TORCH_CHECK(g.has_value() && g->device().type() == kMusa, "musa_sim: default generator must be a musa generator");
+  g_default_gens[d] = *g;
 }
 
 void set_capturing(bool on) {
@@ -846,7 +846,7 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("set_capturing(bool on) -> ()", set_capturing);
   m.def("get_stream(int dev) -> int", get_stream);
   m.def("set_stream(int dev, int id) -> ()", set_stream);
-  m.def("set_default_generator(int dev, Generator g) -> ()", set_default_generator);
+  m.def("set_default_generator(int dev, Generator? g) -> ()", set_default_generator);
   m.def("use_device_allocator(bool on) -> bool", use_device_allocator);
 }
 

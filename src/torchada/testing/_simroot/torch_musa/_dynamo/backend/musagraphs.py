@@ -1,0 +1,1 @@
+"""The real module registers a 'musagraphs' dynamo backend; the simulator does not."""

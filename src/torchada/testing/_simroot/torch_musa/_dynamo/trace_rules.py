@@ -1,0 +1,1 @@
+"""The real module teaches dynamo about torch.musa stream functions; not simulated."""

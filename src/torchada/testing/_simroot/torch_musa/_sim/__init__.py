@@ -1,0 +1,1 @@
+"""Simulator-only helpers (no counterpart in the real torch_musa)."""

@@ -1,0 +1,147 @@
+"""Simulated MUSA graphs.
+
+Capture records every op run on musa tensors (a TorchDispatchMode) while still executing
+it; replay re-runs the recorded ops in order on the *same* tensor objects and writes fresh
+results into the tensors produced during capture, so a replay recomputes from whatever
+the static inputs hold now.  This is a host-side re-execution, not a device graph.
+"""
+import itertools
+import threading
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from torchada.testing._simconfig import config
+
+_ops = torch.ops.musa_sim
+_pool_ids = itertools.count(1)
+_live = [0]
+_lock = threading.Lock()
+
+
+def new_pool_id():
+    return (next(_pool_ids), 0)
+
+
+def live_executables():
+    return _live[0]
+
+
+def _is_musa(x):
+    return isinstance(x, torch.Tensor) and x.device.type == "musa"
+
+
+class _Recorder(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        flat = torch.utils._pytree.tree_leaves((args, kwargs, out))
+        if any(_is_musa(t) for t in flat):
+            self.calls.append((func, args, kwargs, out))
+        return out
+
+
+def _write_back(old, new):
+    if isinstance(old, torch.Tensor) and isinstance(new, torch.Tensor):
+        if old is new:
+            return
+        if (old.untyped_storage().data_ptr() == new.untyped_storage().data_ptr()
+                and old.storage_offset() == new.storage_offset() and old.stride() == new.stride()):
+            return
+        with torch.autograd._unsafe_preserve_version_counter(old):
+            old.detach().copy_(new)
+    elif isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
+        for o, n in zip(old, new):
+            _write_back(o, n)
+
+
+class _MUSAGraph:
+    _latest = None
+
+    def __init__(self):
+        self._calls = None
+        self._recorder = None
+        self._pool = None
+        self._key = None
+        self._debug = False
+        self._instantiated = False
+        _MUSAGraph._latest = self
+
+    def capture_begin(self, pool=None, capture_error_mode="global"):
+        from torch_musa import _MUSAC
+
+        if capture_error_mode not in ("global", "thread_local", "relaxed"):
+            raise RuntimeError(f"Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got {capture_error_mode}")
+        dev = _MUSAC._musa_getDevice()
+        sid = int(_ops.get_stream(dev))
+        if sid == 0:
+            raise RuntimeError(
+                "MUSA graphs must be captured on a non-default stream. "
+                "(However, after capture, it's ok to replay them on the default stream.)")
+        self._pool = tuple(pool) if pool is not None else new_pool_id()
+        self._key = (dev, sid)
+        _MUSAC._capturing_streams.add(self._key)
+        _ops.set_capturing(True)
+        self._recorder = _Recorder()
+        self._recorder.__enter__()
+
+    def capture_end(self):
+        from torch_musa import _MUSAC
+
+        if self._recorder is None:
+            raise RuntimeError("Called MUSAGraph::capture_end without a preceding capture_begin")
+        self._recorder.__exit__(None, None, None)
+        _MUSAC._capturing_streams.discard(self._key)
+        _ops.set_capturing(bool(_MUSAC._capturing_streams))
+        self._calls, self._recorder = self._recorder.calls, None
+        cfg = config()
+        with _lock:
+            if cfg.has("graph_exec_cap") and _live[0] >= cfg.graph_exec_cap:
+                self._calls = None
+                raise RuntimeError(
+                    "MUSA error: out of memory (musaGraphInstantiate failed: "
+                    f"{_live[0]} graph executables are alive in this process; the driver limit "
+                    f"is about {cfg.graph_exec_cap})")
+            _live[0] += 1
+        self._instantiated = True
+
+    def reinstantiate_graph(self):
+        if self._calls is None:
+            raise RuntimeError("Called MUSAGraph::reinstantiate_graph without a captured graph")
+
+    def replay(self):
+        if self._calls is None:
+            raise RuntimeError("Called MUSAGraph::replay without a preceding successful capture.")
+        with torch.no_grad():
+            for func, args, kwargs, out in self._calls:
+                _write_back(out, func(*args, **kwargs))
+
+    def reset(self):
+        self._calls = None
+        if self._instantiated:
+            with _lock:
+                _live[0] -= 1
+            self._instantiated = False
+
+    def pool(self):
+        if self._pool is None:
+            raise RuntimeError("Called MUSAGraph::pool without a preceding capture_begin")
+        return self._pool
+
+    def enable_debug_mode(self):
+        self._debug = True
+
+    def debug_dump(self, debug_path):
+        with open(debug_path, "w") as f:
+            for func, *_ in self._calls or []:
+                f.write(f"{func}\n")
+
+    def __del__(self):
+        try:
+            self.reset()
+        except Exception:
+            pass

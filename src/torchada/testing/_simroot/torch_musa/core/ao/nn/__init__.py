@@ -1,0 +1,1 @@
+"""Quantized fused conv modules of the real package are not simulated."""

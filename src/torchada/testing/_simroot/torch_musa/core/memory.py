@@ -1,0 +1,224 @@
+"""Memory management.  The simulated allocator tracks bytes per device; freed memory stays
+"reserved" until empty_cache(), like a caching allocator.
+
+Note: like the real module, this file does not import `warnings`, so
+reset_max_memory_allocated / reset_max_memory_cached raise NameError (a real quirk).
+"""
+import collections
+import contextlib
+from typing import Any, Dict, Optional, Tuple, Union
+
+import torch
+from torch.types import Device
+
+from torch_musa import _MUSAC
+from torch_musa.core._lazy_init import _lazy_init, is_initialized
+from torch_musa.core._utils import _get_musa_device_index
+from torch_musa.core.device import current_device
+
+__all__ = [
+    "set_per_process_memory_fraction", "empty_cache", "memory_stats", "memory_stats_as_nested_dict",
+    "reset_accumulated_memory_stats", "reset_peak_memory_stats", "reset_max_memory_allocated",
+    "reset_max_memory_cached", "memory_allocated", "max_memory_allocated", "memory_reserved",
+    "max_memory_reserved", "memory_snapshot", "memory_summary", "mem_get_info",
+    "get_allocator_backend", "MUSAPluggableAllocator", "change_current_allocator", "MemPool",
+    "MemPoolContext", "use_mem_pool", "memory_stats_all", "_record_memory_history",
+    "_dump_snapshot", "_set_allocator_settings",
+]
+
+_musa_MUSAAllocator = _MUSAC._musa_MUSAAllocator
+
+
+def _dev(device):
+    return _get_musa_device_index(device, optional=True)
+
+
+def set_per_process_memory_fraction(fraction, device: Union[Device, int] = None) -> None:
+    _lazy_init()
+    if device is None:
+        device = current_device()
+    device = _get_musa_device_index(device)
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    _MUSAC._musa_setMemoryFraction(fraction, device)
+
+
+def empty_cache():
+    if is_initialized():
+        _MUSAC._musa_emptyCache()
+
+
+def memory_stats(device: Union[Device, int] = None) -> Dict[str, Any]:
+    result = []
+
+    def _recurse_add_to_result(prefix, obj):
+        if isinstance(obj, dict):
+            if len(prefix) > 0:
+                prefix += "."
+            for k, v in obj.items():
+                _recurse_add_to_result(prefix + k, v)
+        else:
+            result.append((prefix, obj))
+
+    stats = memory_stats_as_nested_dict(device=device)
+    _recurse_add_to_result("", stats)
+    result.sort()
+    return collections.OrderedDict(result)
+
+
+def memory_stats_as_nested_dict(device: Union[Device, int] = None) -> Dict[str, Any]:
+    if not is_initialized():
+        return {}
+    device = _dev(device)
+    flat = _MUSAC._musa_memoryStats(device)
+    nested = {}
+    for key, value in flat.items():
+        if "." in key:
+            name, pool = key.split(".", 1)
+            nested.setdefault(name, {})[pool] = value
+        else:
+            nested[key] = value
+    return nested
+
+
+def memory_stats_all() -> Dict[str, Any]:
+    from torch_musa.core.device import device_count
+
+    return {i: memory_stats(i) for i in range(device_count())}
+
+
+def reset_accumulated_memory_stats(device: Union[Device, int] = None) -> None:
+    device = _dev(device)
+    return _MUSAC._musa_resetAccumulatedMemoryStats(device)
+
+
+def reset_peak_memory_stats(device: Union[Device, int] = None) -> None:
+    device = _dev(device)
+    return _MUSAC._musa_resetPeakMemoryStats(device)
+
+
+def reset_max_memory_allocated(device: Union[Device, int] = None) -> None:
+    warnings.warn(  # noqa: F821  (NameError on purpose: the real module lacks the import)
+        "torch.musa.reset_max_memory_allocated now calls torch.musa.reset_peak_memory_stats, "
+        "which resets /all/ peak memory stats.", FutureWarning)
+    return reset_peak_memory_stats(device=device)
+
+
+def reset_max_memory_cached(device: Union[Device, int] = None) -> None:
+    warnings.warn(  # noqa: F821
+        "torch.musa.reset_max_memory_cached now calls torch.musa.reset_peak_memory_stats, "
+        "which resets /all/ peak memory stats.", FutureWarning)
+    return reset_peak_memory_stats(device=device)
+
+
+def memory_allocated(device: Union[Device, int] = None) -> int:
+    return memory_stats(device=device).get("allocated_bytes.all.current", 0)
+
+
+def max_memory_allocated(device: Union[Device, int] = None) -> int:
+    return memory_stats(device=device).get("allocated_bytes.all.peak", 0)
+
+
+def memory_reserved(device: Union[Device, int] = None) -> int:
+    return memory_stats(device=device).get("reserved_bytes.all.current", 0)
+
+
+def max_memory_reserved(device: Union[Device, int] = None) -> int:
+    return memory_stats(device=device).get("reserved_bytes.all.peak", 0)
+
+
+def memory_snapshot():
+    return _MUSAC._musa_memorySnapshot()["segments"]
+
+
+def memory_summary(device: Union[Device, int] = None, abbreviated: bool = False) -> str:
+    device = _dev(device)
+    stats = memory_stats(device=device)
+    lines = ["=" * 75, f" PyTorch MUSA memory summary (simulated), device ID {device:<17d} ", "=" * 75]
+    for key in ("allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes"):
+        cur = stats.get(f"{key}.all.current", 0)
+        peak = stats.get(f"{key}.all.peak", 0)
+        lines.append(f" {key:<24s} | current {cur:>14d} B | peak {peak:>14d} B")
+    lines.append(f" num_ooms: {stats.get('num_ooms', 0)}")
+    lines.append("=" * 75)
+    return "\n".join(lines) + "\n"
+
+
+def mem_get_info(device: Union[Device, int] = None) -> Tuple[int, int]:
+    if device is None:
+        device = current_device()
+    device = _get_musa_device_index(device)
+    return _MUSAC._musart.musaMemGetInfo(device)
+
+
+def get_allocator_backend() -> str:
+    return _MUSAC._musa_getAllocatorBackend()
+
+
+class _MUSAAllocator:
+    def __init__(self, allocator: _musa_MUSAAllocator):
+        self._allocator = allocator
+
+    def allocator(self):
+        return self._allocator
+
+
+class MUSAPluggableAllocator(_MUSAAllocator):
+    def __init__(self, path_to_so_file: str, alloc_fn_name: str, free_fn_name: str):
+        raise RuntimeError("MUSAPluggableAllocator is not simulated by torchada.testing")
+
+
+def change_current_allocator(allocator: _MUSAAllocator) -> None:
+    _MUSAC._musa_changeCurrentAllocator(allocator.allocator())
+
+
+class MemPool(_MUSAC._MemPool):
+    def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None):
+        super().__init__(allocator, True)
+
+    @property
+    def id(self) -> Tuple[int, int]:
+        """Returns the ID of this pool as a tuple of two ints."""
+        return super().id
+
+    @property
+    def allocator(self) -> Optional[_musa_MUSAAllocator]:
+        """Returns the allocator this MemPool routes allocations to."""
+        return super().allocator
+
+
+class MemPoolContext(_MUSAC._MemPoolContext):
+    def __init__(self, pool: MemPool):
+        super().__init__(pool)
+
+    @staticmethod
+    def active_pool() -> Optional[_MUSAC._MemPool]:
+        # The real method calls the C static method named activate_pool.
+        return _MUSAC._MemPoolContext.activate_pool()
+
+
+@contextlib.contextmanager
+def use_mem_pool(pool: MemPool, device: Union[Device, int] = None):
+    # Simulated: allocations are not routed to pools; the context is honoured as a no-op.
+    ctx = MemPoolContext(pool)
+    try:
+        yield
+    finally:
+        _MUSAC._MemPoolContext._active[0] = ctx._prev
+
+
+def _record_memory_history(enabled="all", *args, **kwargs):
+    return None
+
+
+def _dump_snapshot(filename="dump_snapshot.pickle"):
+    import pickle
+
+    with open(filename, "wb") as f:
+        pickle.dump(_MUSAC._musa_memorySnapshot(), f)
+
+
+def _set_allocator_settings(env: str):
+    return _MUSAC._musa_musaCachingAllocator_set_allocator_settings(env)

@@ -1,0 +1,2 @@
+from . import sharded_grad_scaler
+from .sharded_grad_scaler import ShardedGradScaler

@@ -1,0 +1,2 @@
+from . import musa_extension
+from .musa_extension import BuildExtension, MUSAExtension
