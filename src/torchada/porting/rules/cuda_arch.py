@@ -7,11 +7,14 @@ NVIDIA number would flip guards (``__MUSA_ARCH__ < 800`` is true on every MUSA d
 A bare ``__CUDA_ARCH__`` (``#ifdef``, ``defined(...)``) -> ``__MUSA_ARCH__`` (general.json).
 
 ARCH_TABLE: a CUDA threshold T (``__CUDA_ARCH__`` value, e.g. 800 for sm_80) maps to the
-smallest ``__MUSA_ARCH__`` that has the CUDA feature tier T guards:
-    T <  800  (Volta/Turing and older: fp16, atomics, tensor-core era)  -> 210 (mp_21)
-    800 <= T < 890 (Ampere: bf16, cp.async era)                          -> 220 (mp_22)
-    890 <= T < 1000 (Ada/Hopper: fp8)                                    -> 310 (mp_31)
-    T >= 1000 (Blackwell)                                                -> 320 (mp_32)
+smallest ``__MUSA_ARCH__`` that has the CUDA feature tier T guards. NVIDIA ships no arch
+strictly between two tiers, so a tier reaches up to the last arch below the next tier:
+    T <= 750        (up to Turing: fp16, atomics, Volta tensor-core era)   -> 210 (mp_21)
+    750 < T <= 870  (Ampere sm_80/86/87: bf16, cp.async era)               -> 220 (mp_22)
+    870 < T <= 990  (Ada sm_89 / Hopper sm_90: fp8)                        -> 310 (mp_31)
+    T > 990         (Blackwell and newer)                                  -> 320 (mp_32)
+``> T`` and ``<= T`` are read as ``>= T+1`` and ``< T+1`` so every comparison keeps its
+meaning at the tier boundary (``__CUDA_ARCH__ > 750`` -> ``__MUSA_ARCH__ >= 220``).
 Evidence for the MUSA side: bf16 native from 220 (MUSADtype.muh, device.py is_bf16_supported),
 fp8 scaled_gemm only from 310 (ops/Matmul.cpp), 32 the newest arch musa_extension.py accepts.
 The tier choice per CUDA threshold is torchada's judgement, not torch_musa's; the
@@ -19,13 +22,13 @@ sm_80 -> 220 and sm_90 -> 310 points are the ones documented by the issue.
 """
 DOMAIN = "cuda_arch"
 
-ARCH_TABLE = ((800, 210), (890, 220), (1000, 310), (None, 320))  # (upper bound, musa)
+ARCH_TABLE = ((750, 210), (870, 220), (990, 310), (None, 320))  # (last CUDA value, musa)
 
 
 def musa_arch_for(cuda_arch):
     """``__MUSA_ARCH__`` threshold for a ``__CUDA_ARCH__`` threshold (see ARCH_TABLE)."""
     for bound, musa in ARCH_TABLE:
-        if bound is None or cuda_arch < bound:
+        if bound is None or cuda_arch <= bound:
             return musa
     raise AssertionError("unreachable")
 

@@ -110,8 +110,6 @@ INCLUDES = {
     "cuda_pipeline.h": "musa_pipeline.h",
     "cuda_awbarrier.h": "musa_awbarrier.h",
     "cuComplex.h": "muComplex.h",
-    "cudaProfiler.h": "musaProfiler.h",
-    "cudaTypedefs.h": "musaTypedefs.h",
     "cupti.h": "mupti.h",
 }
 # Function-like constructs rewritten to a no-op statement. Programmatic dependent launch

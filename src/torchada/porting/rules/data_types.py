@@ -25,7 +25,6 @@ INCLUDES = {
     "cuda_bf16.h": "musa_bf16.h",
     "cuda_bf16.hpp": "musa_bf16.hpp",
     "cuda_fp8.h": "musa_fp8.h",
-    "cuda.h": "musa.h",
     "cuda_texture_types.h": "musa_texture_types.h",
 }
 

@@ -1,0 +1,163 @@
+"""Golden tests per domain and the documented mapping table."""
+import pytest
+
+from torchada.porting import port_text
+
+GOLDEN = {
+    "cuda_runtime": [
+        ("cudaMalloc(&p, n); cudaStream_t s; cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s);",
+         "musaMalloc(&p, n); musaStream_t s; musaMemcpyAsync(d, h, n, musaMemcpyHostToDevice, s);"),
+        ("#include <cuda_runtime.h>\n#include <cuda_runtime_api.h>\n",
+         "#include <musa_runtime.h>\n#include <musa_runtime_api.h>\n"),
+        ("cudaGridDependencySynchronize();\ncudaTriggerProgrammaticLaunchCompletion( );",
+         "((void)0);\n((void)0);"),
+        ("if (e != cudaSuccess) printf(cudaGetErrorString(e));",
+         "if (e != musaSuccess) printf(musaGetErrorString(e));"),
+    ],
+    "cuda_driver": [
+        ("CUresult r = cuLaunchKernel(f, 1,1,1, 1,1,1, 0, s, args, 0); CUDA_SUCCESS;",
+         "MUresult r = muLaunchKernel(f, 1,1,1, 1,1,1, 0, s, args, 0); MUSA_SUCCESS;"),
+        ("#include <cuda.h>\n#include \"cuda.h\"\n", "#include <musa.h>\n#include \"musa.h\"\n"),
+    ],
+    "cublas": [
+        ("cublasHandle_t h = at::cuda::getCurrentCUDABlasHandle(); cublasSetStream(h, s);",
+         "mublasHandle_t h = at::musa::getCurrentMUSABlasHandle(); mublasSetStream(h, s);"),
+        ("#include <cublas_v2.h>\n#include <cublasLt.h>\nCUBLAS_OP_N",
+         "#include <mublas.h>\n#include <mublasLt.h>\nMUBLAS_OP_N"),
+    ],
+    "cudnn": [("#include <cudnn.h>\n", "#include <mudnn.h>\n")],
+    "cufft": [("cufftHandle p; cufftExecC2C(p, a, b, CUFFT_FORWARD);",
+               "mufftHandle p; mufftExecC2C(p, a, b, MUFFT_FORWARD);")],
+    "curand": [("curandStatePhilox4_32_10_t st; curand_init(seed, i, 0, &st); curand_uniform4(&st);",
+                "murand_state_philox4x32_10 st; murand_init(seed, i, 0, &st); murand_uniform4(&st);"),
+               ("#include <curand_kernel.h>\n", "#include <murand_kernel.h>\n")],
+    "cusolver": [("cusolverDnHandle_t h; cusolverDnCreate(&h);", "musolverDnHandle_t h; musolverDnCreate(&h);")],
+    "cusparse": [("cusparseHandle_t h; cusparseSpMM(h);", "musparseHandle_t h; musparseSpMM(h);")],
+    "nccl": [("ncclComm_t c; ncclAllReduce(a, b, n, ncclFloat, ncclSum, c, s); ncclGroupStart();",
+              "mcclComm_t c; mcclAllReduce(a, b, n, mcclFloat, mcclSum, c, s); mcclGroupStart();"),
+             ("#include <nccl.h>\n", "#include <mccl.h>\n")],
+    "nvjpeg": [("#include <nvjpeg.h>\nnvjpegHandle_t h; NVJPEG_STATUS_SUCCESS; NVJPEG_FOUND",
+                "#include <mtjpeg.h>\nmtjpegHandle_t h; MTJPEG_STATUS_SUCCESS; MTJPEG_FOUND"),
+               ('#include "decode_jpegs_nvjpeg.h"\n#include "nvjpeg_utils.h"\n',
+                '#include "decode_jpegs_nvjpeg.h"\n#include "nvjpeg_utils.h"\n')],
+    "libtorch_stable": [
+        ("aoti_torch_get_current_cuda_stream(0, &s); torch_set_current_cuda_stream(s, 0);"
+         " torch_get_cuda_stream_from_pool(0, 1, &s); torch_cuda_stream_synchronize(s, 0);"
+         " torch_get_current_cuda_blas_handle(&h);",
+         "aoti_torch_get_current_musa_stream(0, &s); torch_set_current_musa_stream(s, 0);"
+         " torch_get_musa_stream_from_pool(0, 1, &s); torch_musa_stream_synchronize(s, 0);"
+         " torch_get_current_musa_blas_handle(&h);"),
+        ("STABLE_TORCH_LIBRARY_IMPL(my_ext, CUDA, m) {", "STABLE_TORCH_LIBRARY_IMPL(my_ext, PrivateUse1, m) {"),
+        ("STABLE_TORCH_LIBRARY_IMPL(\n    _C,\n    CUDA ,\n    m) {",
+         "STABLE_TORCH_LIBRARY_IMPL(\n    _C,\n    PrivateUse1 ,\n    m) {"),
+        ("STABLE_TORCH_LIBRARY_IMPL(ns,CUDA,m)", "STABLE_TORCH_LIBRARY_IMPL(ns,PrivateUse1,m)"),
+    ],
+    "aten": [("at::cuda::CUDAStream s = at::cuda::getCurrentCUDAStream(); if (t.is_cuda()) {}",
+              "at::musa::MUSAStream s = at::musa::getCurrentMUSAStream(); if (t.is_privateuseone()) {}"),
+             ("#include <ATen/cuda/CUDAContext.h>\n",
+              "#include <torch_musa/csrc/aten/musa/MUSAContext.h>\n"),
+             ("#include <torch/cuda.h>\n#include \"torch/cuda.h\"\n#include \"decode_jpegs_cuda.h\"\n",
+              "#include <torch/musa.h>\n#include \"torch/musa.h\"\n#include \"decode_jpegs_cuda.h\"\n"),
+             ("TORCH_LIBRARY_IMPL(aten, CUDA, m)", "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)"),
+             ("t.device().type() == c10::DeviceType::CUDA || d == torch::kCUDA",
+              "t.device().type() == c10::DeviceType::PrivateUse1 || d == torch::kPrivateUse1")],
+    "c10": [("const c10::cuda::OptionalCUDAGuard g(dev); C10_CUDA_KERNEL_LAUNCH_CHECK();",
+             "const c10::musa::OptionalMUSAGuard g(dev); C10_MUSA_KERNEL_LAUNCH_CHECK();"),
+            ("#include <c10/cuda/CUDAGuard.h>\n", "#include <torch_musa/csrc/core/MUSAGuard.h>\n")],
+    "thrust": [("thrust::sort(thrust::cuda::par.on(s), b, e);", "thrust::sort(thrust::musa::par.on(s), b, e);")],
+    "cutlass": [("#include <cutlass/cutlass.h>\n#include \"cutlass/gemm/gemm.h\"\ncutlass::half_t x; CUTLASS_DEVICE",
+                 "#include <mutlass/mutlass.h>\n#include \"mutlass/gemm/gemm.h\"\nmutlass::half_t x; MUTLASS_DEVICE")],
+    "flashinfer": [("auto st = gen->philox_cuda_state(n); at::PhiloxCudaState p;",
+                    "auto st = gen->philox_musa_state(n); at::PhiloxMusaState p;")],
+    "cuda_arch": [
+        ("#if __CUDA_ARCH__ < 800\n", "#if __MUSA_ARCH__ < 220\n"),
+        ("#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)\n",
+         "#if defined(__MUSA_ARCH__) && (__MUSA_ARCH__ >= 310)\n"),
+        ("#if __CUDA_ARCH__ >= 530\n", "#if __MUSA_ARCH__ >= 210\n"),
+        ("#if 800 <= __CUDA_ARCH__\n", "#if __MUSA_ARCH__ >= 220\n"),
+        ("#if __CUDA_ARCH__ > 750\n", "#if __MUSA_ARCH__ >= 220\n"),
+        ("#include <cuda/std/limits>\ncuda::std::numeric_limits<float>::max()",
+         "#include <musa/std/limits>\nmusa::std::numeric_limits<float>::max()"),
+        ("#ifdef __CUDACC__\n", "#ifdef __MUSACC__\n"),
+    ],
+    "compiler": [("CUDA_KERNEL_LOOP(i, n) {}", "MUSA_KERNEL_LOOP(i, n) {}")],
+    "data_types": [("__nv_bfloat16 a; nv_bfloat16 b; __half h;\n#include <cuda_bf16.h>\n",
+                    "__mt_bfloat16 a; mt_bfloat16 b; __half h;\n#include <musa_bf16.h>\n")],
+}
+
+
+@pytest.mark.parametrize("domain,case", [(d, c) for d, cases in GOLDEN.items() for c in cases])
+def test_golden(domain, case):
+    src, expected = case
+    result = port_text(src)
+    assert result.text == expected
+    assert port_text(expected).text == expected  # idempotent
+    if src != expected:
+        assert domain in {e.domain for e in result.edits}
+
+
+def test_every_domain_has_a_golden_case():
+    from torchada.porting.rules import DOMAINS
+
+    assert set(GOLDEN) == set(DOMAINS)
+
+
+def test_already_correct_mapping_defines_are_kept():
+    src = ("#define cudaEventDisableTiming musaEventDisableTiming\n"
+           "#define cudaStream_t (musaStream_t)  // alias\n"
+           "#define CU_MEMORYTYPE_DEVICE MU_MEMORYTYPE_DEVICE\n"
+           "#define cudaCheck cudaCheckImpl\n"
+           "#define MY_STREAM cudaStream_t\n")
+    out = port_text(src).text
+    lines = out.splitlines()
+    assert lines[0] == "#define cudaEventDisableTiming musaEventDisableTiming"
+    assert lines[1] == "#define cudaStream_t (musaStream_t)  // alias"
+    assert lines[2] == "#define CU_MEMORYTYPE_DEVICE MU_MEMORYTYPE_DEVICE"
+    assert lines[3] == "#define cudaCheck cudaCheckImpl"  # not CUDA API names: untouched
+    assert lines[4] == "#define MY_STREAM musaStream_t"
+    assert port_text(out).text == out
+
+
+def test_whole_identifiers_only():
+    src = "my_cudaMalloc(); cudaMallocX(); xcudaStream_t; cudaMalloc2(); s.cudaMalloc;"
+    assert port_text(src).text == "my_cudaMalloc(); cudaMallocX(); xcudaStream_t; cudaMalloc2(); s.musaMalloc;"
+
+
+def test_arch_equality_is_translated_and_reported():
+    r = port_text("#if __CUDA_ARCH__ == 800\n#endif\n")
+    assert r.text.startswith("#if __MUSA_ARCH__ == 220")
+    assert [f.kind for f in r.findings] == ["arch-guard-equality"]
+
+
+def test_symbolic_arch_guard_is_reported():
+    r = port_text("#if __CUDA_ARCH__ >= MIN_ARCH\n")
+    assert r.text == "#if __MUSA_ARCH__ >= MIN_ARCH\n"
+    assert [f.kind for f in r.findings] == ["arch-guard-symbolic"]
+
+
+def test_unsupported_constructs_are_reported_not_rewritten():
+    from torchada.porting import scan_unsupported
+
+    src = ('__device__ int f(int v) {\n'
+           '  asm volatile("mov.u32 %0, %1;" : "=r"(v) : "r"(v));\n'
+           '  v += __shfl_xor_sync(0xffffffff, v, 16);\n'
+           '  cooperative_groups::this_grid().sync();\n'
+           '  return v; }\n'
+           '#define WARP_SIZE 32\n'
+           'void g() { cudaLaunchCooperativeKernel((void*)k, 1, 1, 0); }\n'
+           '// asm volatile in a comment is ignored\n')
+    out = port_text(src).text
+    assert 'asm volatile("mov.u32' in out and "__shfl_xor_sync(0xffffffff" in out
+    assert "cudaLaunchCooperativeKernel" in out
+    kinds = {(f.kind, src.count("\n", 0, f.offset) + 1) for f in scan_unsupported(src)}
+    assert ("inline-ptx", 2) in kinds and ("warp-mask", 3) in kinds
+    assert ("cooperative-groups", 4) in kinds and ("warp-size", 6) in kinds
+    assert ("cooperative-launch", 7) in kinds
+    assert not any(line == 8 for _, line in kinds)
+
+
+def test_edits_carry_domain_and_offsets():
+    src = "int a; cudaStream_t s; ncclComm_t c;"
+    r = port_text(src)
+    assert [(src[e.offset:e.offset + len(e.old)], e.new, e.domain) for e in r.edits] == [
+        ("cudaStream_t", "musaStream_t", "cuda_runtime"), ("ncclComm_t", "mcclComm_t", "nccl")]
