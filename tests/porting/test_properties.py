@@ -1,0 +1,52 @@
+"""Property tests: idempotence, no change without CUDA content, no self-references."""
+import re
+
+from hypothesis import given, settings, strategies as st
+
+from torchada.porting import port_text
+from torchada.porting.rules import tables
+
+_T = tables()
+KEYS = sorted(set(_T.identifiers) | set(_T.literals))
+VALUES = sorted({v for v, _ in _T.identifiers.values()})
+NOISE = st.sampled_from([" ", "\n", "(", ")", ";", "::", ".", "->", "_", "x", "my", "0", "1",
+                         "#define ", "#if ", "#include <", "#include \"", ">", "\"", "//",
+                         "/*", "*/", " < ", " >= ", "800", "CUDA", "cuda", ",", "\\\n"])
+TOKEN = st.one_of(st.sampled_from(KEYS), st.sampled_from(VALUES), NOISE,
+                  st.sampled_from(["__CUDA_ARCH__", "STABLE_TORCH_LIBRARY_IMPL(ns, CUDA, m)",
+                                   "cudaGridDependencySynchronize()", "nvjpegFoo", "NVJPEG_BAR",
+                                   "cuda.h", "cuda/std/limits", "torch/cuda.h"]))
+SOURCE = st.lists(TOKEN, max_size=60).map("".join)
+PLAIN = st.text(alphabet=st.characters(blacklist_characters="cCnN#"), max_size=400)
+
+
+@settings(max_examples=400, deadline=None)
+@given(SOURCE)
+def test_porting_twice_equals_porting_once(text):
+    once = port_text(text).text
+    assert port_text(once).text == once
+
+
+@settings(max_examples=300, deadline=None)
+@given(PLAIN)
+def test_text_without_cuda_content_is_unchanged(text):
+    result = port_text(text)
+    assert result.text == text and result.edits == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(KEYS), min_size=1, max_size=3))
+def test_defines_never_become_self_references(names):
+    for a in names:
+        for b in names:
+            src = "#define %s %s\n" % (a, b)
+            out = port_text(src).text
+            m = re.match(r"#define (\S+) (\S+)\n", out)
+            assert not (m and m.group(1) == m.group(2) and a != b), (src, out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(SOURCE)
+def test_edits_describe_the_change(text):
+    result = port_text(text)
+    assert (result.text == text) == (not result.edits)
