@@ -7,6 +7,8 @@ from tests.conftest import FIXTURES, clean_env, fake_musa_env, run_python
 START = """
 import sys
 sys.path[:0] = [%r, %r]
+import torchada_boot
+torchada_boot.decision = ('musa', 'test')   # the boot decided; the test picks the areas
 from torchada._core import activation
 AREAS = {AREAS}
 reg = activation.activate_musa('test', AREAS, package='fake_areas')
@@ -99,6 +101,8 @@ def test_trigger_imported_before_activation_is_handled_at_once():
 import sys
 import torch                       # an earlier sitecustomize imported torch
 sys.path[:0] = [%r, %r]
+import torchada_boot
+torchada_boot.decision = ('musa', 'test')
 from torchada._core import activation
 reg = activation.activate_musa('test', {'counter': ('torch',)}, package='fake_areas')
 print('state=' + reg.records[0].state)
