@@ -70,14 +70,33 @@ def apply(journal):
         kwargs = build.extension_kwargs(kwargs, include_paths("cuda"), library_paths("cuda"))
         return setuptools.Extension(name, sources, *args, **kwargs)
 
-    musa_build_extension = build.make_build_extension(cpp.BuildExtension)
-
     journal.setattr(cpp, "include_paths", include_paths)
     journal.setattr(cpp, "library_paths", library_paths)
     journal.setattr(cpp, "CUDAExtension", CUDAExtension)
-    journal.setattr(cpp, "BuildExtension", musa_build_extension)
     journal.setattr(cpp, "CUDA_HOME", build.musa_home())
+    _install_build_extension(journal, cpp, build)
     for name in ("load", "load_inline"):
         original = getattr(cpp, name, None)
         if original is not None:
             journal.setattr(cpp, name, build.locked_load(original, cpp._get_build_directory))
+
+
+def _install_build_extension(journal, cpp, build):
+    """BuildExtension -> the MUSA subclass. torch >= 2.10 creates BuildExtension lazily
+    (module ``__getattr__``) to keep setuptools off the import path; keep it lazy too."""
+    if "BuildExtension" in vars(cpp) or not callable(vars(cpp).get("__getattr__")):
+        journal.setattr(cpp, "BuildExtension", build.make_build_extension(cpp.BuildExtension))
+        return
+    original_getattr = vars(cpp)["__getattr__"]
+    made = []
+
+    def __getattr__(name):
+        if name != "BuildExtension":
+            return original_getattr(name)
+        if not made:
+            base = original_getattr("BuildExtension")  # torch binds its class as a global
+            made.append(build.make_build_extension(base))
+            journal.setattr(cpp, "BuildExtension", made[0])
+        return made[0]
+
+    journal.setattr(cpp, "__getattr__", __getattr__)
