@@ -1,0 +1,98 @@
+"""CPU reference run of a CUDA program (test harness only, not torchada).
+
+``python _cpuref.py prog.py``: rewrites the program's cuda device strings to "cpu" and gives
+torch.cuda / Tensor.cuda / Module.cuda CPU stand-ins in this process, then runs the program.
+The numbers it prints are the reference the simulated-MUSA run must match.
+"""
+import contextlib
+import re
+import sys
+
+import torch
+import torch.nn as nn
+
+_DEV = re.compile(r"""(["'])cuda(:\d+)?\1""")
+
+
+def _noop(*args, **kwargs):
+    return None
+
+
+class _Stream:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def wait_stream(self, other):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def __eq__(self, other):
+        return isinstance(other, _Stream)
+
+    __hash__ = object.__hash__
+
+
+class _Event:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    record = synchronize = wait = _noop
+
+    def query(self):
+        return True
+
+    def elapsed_time(self, other):
+        return 0.0
+
+
+_stream = _Stream()
+_state = {"device": 0}
+
+
+def _install():
+    cuda = torch.cuda
+    cuda.Stream, cuda.Event = _Stream, _Event
+    cuda.current_stream = cuda.default_stream = lambda *a, **k: _stream
+    cuda.stream = lambda s: contextlib.nullcontext()
+    cuda.synchronize = _noop
+    cuda.device_count = lambda: 2
+    cuda.set_device = lambda d: _state.update(device=d)
+    cuda.current_device = lambda: _state["device"]
+    cuda.device = lambda d: contextlib.nullcontext()
+    seed = torch.random.default_generator.manual_seed
+    cuda.manual_seed = cuda.manual_seed_all = lambda s: seed(s)
+    cuda.get_rng_state = lambda *a: torch.get_rng_state()
+    cuda.set_rng_state = lambda s, *a: torch.set_rng_state(s)
+    for name in ("empty_cache", "reset_peak_memory_stats"):
+        setattr(cuda, name, _noop)
+    for name in ("memory_allocated", "max_memory_allocated", "memory_reserved"):
+        setattr(cuda, name, lambda *a: 0)
+    cuda.mem_get_info = lambda *a: (0, 0)
+    cuda.memory_stats = lambda *a: {}
+    cuda.amp.GradScaler = lambda *a, **k: torch.amp.GradScaler("cpu", *a, **k)
+    cuda.amp.autocast = lambda *a, **k: torch.autocast("cpu", dtype=torch.float16)
+    torch.UntypedStorage.cuda = lambda self, *a, **k: self
+    torch.Tensor.cuda = lambda self, *a, **k: self
+    torch.Tensor.pin_memory = lambda self, *a, **k: self
+    torch.Tensor.is_pinned = lambda self, *a, **k: True
+    torch.Tensor.is_cuda = property(lambda self: True)
+    nn.Module.cuda = lambda self, *a, **k: self
+    acc = torch.accelerator
+    acc.synchronize = _noop
+    acc.memory_allocated = lambda *a: 0
+    acc.device_index = lambda i: contextlib.nullcontext()
+
+
+def main(path):
+    with open(path) as fh:
+        source = _DEV.sub('"cpu"', fh.read())
+    _install()
+    code = compile(source, path, "exec")
+    sys.argv = [path]
+    exec(code, {"__name__": "__main__", "__file__": path})
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
