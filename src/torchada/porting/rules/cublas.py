@@ -46,6 +46,12 @@ CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET
 """)
 IDENTIFIERS = swap_prefix(_LOWER, "cublas", "mublas")
 IDENTIFIERS.update(swap_prefix(_UPPER, "CUBLAS", "MUBLAS"))
+# cublasGemmAlgo_t enumerators (general.json lists every one with the MUBLAS spelling).
+IDENTIFIERS.update(swap_prefix(
+    ["CUBLAS_GEMM_ALGO%d" % i for i in range(24)]
+    + ["CUBLAS_GEMM_ALGO%d_TENSOR_OP" % i for i in range(16)]
+    + ["CUBLAS_GEMM_DFALT", "CUBLAS_GEMM_DFALT_TENSOR_OP"], "CUBLAS", "MUBLAS"))
+IDENTIFIERS["cublasDataType_t"] = "mublasDataType_t"
 IDENTIFIERS.update({
     # ATen accessors for the current BLAS handles (MUSAContext.h).
     "getCurrentCUDABlasHandle": "getCurrentMUSABlasHandle",

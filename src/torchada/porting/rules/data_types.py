@@ -17,6 +17,7 @@ __nv_fp8x2_storage_t __nv_cvt_float_to_fp8 __nv_cvt_fp8_to_halfraw __nv_cvt_floa
 __nv_cvt_halfraw_to_fp8 __nv_cvt_bfloat16raw_to_fp8 __nv_saturation_t __nv_fp8_interpretation_t
 """), "__nv_", "__mt_")
 IDENTIFIERS.update(swap_prefix(words("nv_bfloat16 nv_bfloat162 nv_half nv_half2"), "nv_", "mt_"))
+IDENTIFIERS.update({"__CUDA_BF16_H__": "__MUSA_BF16_H__", "__CUDA_FP16_H__": "__MUSA_FP16_H__"})
 IDENTIFIERS.update({"__NV_E4M3": "__MT_E4M3", "__NV_E5M2": "__MT_E5M2",
                     "__NV_SATFINITE": "__MT_SATFINITE", "__NV_NOSAT": "__MT_NOSAT"})
 INCLUDES = {
