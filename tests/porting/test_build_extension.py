@@ -153,3 +153,21 @@ def test_nvcc_flag_translation_and_arch_lists():
         arch_list({"TORCH_MUSA_ARCH_LIST": "80"})
     assert translate_libraries(["cudart", "c10_cuda", "cublas", "nvjpeg", "m"]) == [
         "musart", "mublas", "mtjpeg", "m"]
+
+
+def test_project_dirs_exclusions_apply_to_include_dirs_not_source_dirs(tmp_path):
+    from setuptools import Extension
+
+    from torchada.porting.build import project_dirs
+
+    for d in ("csrc", "third_party/cutlass/include", "include"):
+        (tmp_path / d).mkdir(parents=True)
+    ext = Extension("x", [str(tmp_path / "third_party" / "k.cu"), str(tmp_path / "csrc" / "a.cu")],
+                    include_dirs=[str(tmp_path / "third_party/cutlass/include"),
+                                  str(tmp_path / "include"), "/usr/include"])
+    (tmp_path / "third_party" / "k.cu").write_text("")
+    dirs = project_dirs(ext, str(tmp_path), exclude=(frozenset(), frozenset({"third_party"})))
+    assert dirs == sorted([str(tmp_path / "csrc"), str(tmp_path / "include"),
+                           str(tmp_path / "third_party")])
+    dirs = project_dirs(ext, str(tmp_path), exclude=(frozenset(), frozenset()))
+    assert str(tmp_path / "third_party") in dirs and "/usr/include" not in dirs

@@ -244,15 +244,27 @@ def extension_kwargs(kwargs, include_paths, library_paths):
 _PORTED = set()
 
 
-def project_dirs(extension, project_root):
+def project_dirs(extension, project_root, exclude=None):
     """Project-local directories to port for one extension: the directories of its
-    sources and its include_dirs that lie inside ``project_root``."""
+    sources (always eligible: they were given explicitly) and its include_dirs that lie
+    inside ``project_root`` and are not excluded by TORCHADA_EXCLUDE_DIRS (an include
+    directory of a vendored dependency is left alone when its path or a component of it
+    is excluded)."""
+    from .walker import exclusions_from_env
+
+    ex_paths, ex_names = exclude if exclude is not None else exclusions_from_env()
     root = os.path.realpath(project_root)
     dirs = []
     for src in extension.sources:
         dirs.append(os.path.dirname(os.path.abspath(src)))
     for inc in extension.include_dirs or ():
-        dirs.append(os.path.abspath(inc))
+        real = os.path.realpath(os.path.abspath(inc))
+        rel_parts = os.path.relpath(real, root).split(os.sep)
+        if any(real == p or real.startswith(p + os.sep) for p in ex_paths):
+            continue
+        if any(part in ex_names for part in rel_parts):
+            continue
+        dirs.append(real)
     out = []
     for d in dirs:
         real = os.path.realpath(d)
