@@ -1,1 +1,57 @@
-"""pytest plugin for downstream projects (inert unless asked for)."""
+"""pytest plugin for downstream projects (inert unless asked for).
+
+Registered through the ``pytest11`` entry point, so it loads in every pytest session of an
+environment with torchada installed; it does nothing unless a test uses the fixture or the
+session is started with ``--torchada-simulate``.
+
+* ``torchada_sim`` fixture: ``torchada_sim.run(code, env=None)`` runs ``code`` in a fresh
+  interpreter on the simulated torch_musa and returns its stdout (asserting exit status 0).
+* ``--torchada-simulate``: child processes started by the tests (subprocess, mp.spawn)
+  inherit ``TORCHADA_SIMULATE_MUSA=1``; the option is explicit user consent to set it.
+"""
+import os
+
+import pytest
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("torchada")
+    group.addoption("--torchada-simulate", action="store_true", default=False,
+                    help="run child processes of the tests on torchada's simulated torch_musa")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "torchada_sim: test uses torchada's simulated torch_musa")
+    if config.getoption("--torchada-simulate", default=False):
+        from torchada.testing import real_torch_musa_present, simulator_root
+
+        if real_torch_musa_present() and os.environ.get("TORCHADA_SIMULATE_MUSA") != "force":
+            raise pytest.UsageError("--torchada-simulate: a real torch_musa is installed; set "
+                                    "TORCHADA_SIMULATE_MUSA=force to shadow it with the simulator")
+        os.environ["TORCHADA_SIMULATE_MUSA"] = os.environ.get("TORCHADA_SIMULATE_MUSA") or "1"
+        root = simulator_root()
+        parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if root not in parts:
+            os.environ["PYTHONPATH"] = os.pathsep.join([root] + parts)
+
+
+class _SimRunner:
+    def __init__(self, env=None):
+        self.env = dict(env or {})
+
+    def run(self, code: str, env=None, timeout: float = 300) -> str:
+        from torchada.testing import run_simulated
+
+        merged = dict(self.env)
+        merged.update(env or {})
+        return run_simulated(code, env=merged, timeout=timeout).stdout
+
+
+@pytest.fixture
+def torchada_sim():
+    """Runs code snippets in fresh interpreters on the simulated torch_musa."""
+    from torchada.testing import real_torch_musa_present
+
+    if real_torch_musa_present() and os.environ.get("TORCHADA_SIMULATE_MUSA") != "force":
+        pytest.skip("a real torch_musa is installed; set TORCHADA_SIMULATE_MUSA=force to simulate anyway")
+    return _SimRunner()

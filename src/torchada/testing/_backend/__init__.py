@@ -16,13 +16,16 @@ import sys
 import tempfile
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
+# Bump when the way the library is built changes (it is part of the cache key).
+BUILD_RECIPE = "2"
+LOCK_TIMEOUT_S = 900
 LIB_NAME = "musa_sim_backend"
 _loaded_path = None
 
 
 def _source_hash() -> str:
     with open(SOURCE, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
+        return hashlib.sha256(f.read() + BUILD_RECIPE.encode()).hexdigest()[:16]
 
 
 def cache_root() -> str:
@@ -48,7 +51,7 @@ def library_path() -> str:
 @contextlib.contextmanager
 def _file_lock(path: str):
     try:
-        from filelock import FileLock
+        from filelock import FileLock, Timeout
     except ImportError:  # filelock is optional: plain fcntl does the same on POSIX
         import fcntl
 
@@ -59,8 +62,16 @@ def _file_lock(path: str):
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
         return
-    with FileLock(path):
+    try:
+        lock = FileLock(path, timeout=LOCK_TIMEOUT_S)
+        lock.acquire()
+    except Timeout:
+        raise RuntimeError(f"torchada simulator: waited {LOCK_TIMEOUT_S}s for another process building the "
+                           f"C++ backend (lock {path}); remove the lock file if no build is running") from None
+    try:
         yield
+    finally:
+        lock.release()
 
 
 def _compiler() -> str:
@@ -91,8 +102,13 @@ def build(target_dir: str | None = None, verbose: bool = False) -> str:
     src_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SOURCE))))
     code = (f"import sys; sys.path.insert(0, {src_root!r}); "
             f"from torchada.testing._backend import _compile_into; _compile_into({work!r}, {verbose!r})")
+    # The child must not activate torchada (its start-up hook could import the simulator,
+    # which would wait for the lock this process holds).
+    env = {k: v for k, v in os.environ.items() if k != "TORCHADA_SIMULATE_MUSA"}
+    env["TORCHADA_PLATFORM"] = "off"
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-X", "torchada=off", "-c", code], capture_output=True,
+                              text=True, env=env, timeout=LOCK_TIMEOUT_S)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"compiler exited with status {proc.returncode}:\n{tail}")
