@@ -156,10 +156,10 @@ _stream_lock = threading.Lock()
 class _MusaStreamBase(torch.Stream):
     """Streams are ordering tokens: simulated kernels run synchronously on the host."""
 
-    def __new__(cls, priority=0, stream_id=0, device_index=None, device_type=0, stream_ptr=0):
+    def __new__(cls, priority=0, stream_id=None, device_index=None, device_type=0, stream_ptr=0):
         if device_index is None:
             device_index = _musa_getDevice()
-        if not stream_id and not stream_ptr:
+        if stream_id is None and not stream_ptr:
             with _stream_lock:
                 _next_stream[0] += 1
                 stream_id = _next_stream[0]
