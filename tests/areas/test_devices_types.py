@@ -1,0 +1,178 @@
+"""torch.device / torch.Generator keep their C types; revert is clean; bad input errors read
+as on CUDA; TorchScript constants; no env var, file or device touched at import.
+
+Runs on the simulator when present, else on the tiny name-only fake torch_musa.
+"""
+import os
+import pickle
+import textwrap
+
+import pytest
+
+from _run import env, fake_env, last_json, run, sim_available, sim_env
+
+MUSA_ENV = sim_env if sim_available() else fake_env
+OTHERS = "cuda_namespace,amp,cudart,backends,accelerator,env_mirror,cpp_extension"
+
+
+def musa_env(**kw):
+    return MUSA_ENV(**kw)
+
+
+def test_device_types_stay_whole(tmp_path):
+    code = textwrap.dedent("""
+        import json, pickle, torch
+        from torchada.areas import devices
+        d = torch.device("cuda")
+        out = {
+          "mode": devices.MODE,
+          "type_is": type(d) is torch.device, "isinstance": isinstance(d, torch.device),
+          "str": [str(torch.device(s)) for s in ("cuda", "cuda:1", "cpu", "meta")],
+          "pair": str(torch.device("cuda", 1)), "kw": str(torch.device(type="cuda", index=1)),
+          "kw_noindex": str(torch.device(type="cuda")), "int": str(torch.device(0)),
+          "from_dev": str(torch.device(torch.device("cuda:1"))),
+          "eq": torch.device("cuda:0") == torch.device("musa:0"),
+          "gen": type(torch.Generator()) is torch.Generator,
+          "gen_cpu": str(torch.Generator(device="cpu").device),
+          "immutable": None,
+          "new_is_static": type(torch.device.__dict__["__new__"]).__name__,
+        }
+        try:
+            torch.device.foo = 1
+        except TypeError as exc:
+            out["immutable"] = str(exc)
+        open(%r, "wb").write(pickle.dumps(torch.device("cuda:1")))
+        print(json.dumps(out))
+    """ % str(tmp_path / "dev.pkl"))
+    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    assert out["mode"] == "tp_new"
+    assert out["type_is"] and out["isinstance"] and out["gen"]
+    assert out["str"] == ["musa", "musa:1", "cpu", "meta"]
+    assert out["pair"] == out["kw"] == "musa:1" and out["kw_noindex"] == "musa"
+    assert out["int"] == "musa:0" and out["from_dev"] == "musa:1" and out["eq"]
+    assert out["gen_cpu"] == "cpu" and "immutable type" in out["immutable"]
+    data = (tmp_path / "dev.pkl").read_bytes()
+    assert b"torchada" not in data and b"torch\x94\x8c\x06device" in data
+    # loads in a process without torchada (only the backend name registered, as torch_musa does)
+    plain = run("import pickle, torch; torch.utils.rename_privateuse1_backend('musa');"
+                "d = pickle.load(open(%r, 'rb')); import sys;"
+                "assert 'torchada.areas' not in sys.modules;"
+                "print(type(d) is torch.device, d)" % str(tmp_path / "dev.pkl"),
+                env(TORCHADA_PLATFORM="off"))
+    assert plain.stdout.split() == ["True", "musa:1"]
+
+
+def test_bad_input_reads_like_cuda():
+    code = textwrap.dedent("""
+        import json, torch
+        out = {}
+        for label, call in [
+            ("neg", lambda: torch.device("cuda", -1)),
+            ("malformed", lambda: torch.device("cuda:x")),
+            ("lead0", lambda: torch.device("cuda:01")),
+            ("twice", lambda: torch.device("cuda:1", 2)),
+            ("kwneg", lambda: torch.device(type="cuda", index=-1)),
+            ("factory_bad", lambda: torch.zeros(2, device="cuda:x")),
+            ("to_bad", lambda: torch.ones(1).to("cuda:zz")),
+            ("unhashable", lambda: torch.device(["cuda"])),
+        ]:
+            try:
+                call()
+                out[label] = "no error"
+            except Exception as exc:
+                out[label] = "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0])
+        out["ok99"] = str(torch.device("cuda:99"))
+        print(json.dumps(out))
+    """)
+    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    assert out["neg"] == "RuntimeError: Device index must not be negative"
+    assert out["kwneg"] == "RuntimeError: Device index must not be negative"
+    assert out["malformed"] == "RuntimeError: Invalid device string: 'cuda:x'"
+    assert "cuda" in out["lead0"] and "musa" not in out["lead0"]
+    assert out["twice"].endswith("cuda:1")
+    assert out["factory_bad"] == "RuntimeError: Invalid device string: 'cuda:x'"
+    assert out["to_bad"] == "RuntimeError: Invalid device string: 'cuda:zz'"
+    assert out["unhashable"].startswith("TypeError")
+    assert out["ok99"] == "musa:99"  # like CUDA: constructing a device does not check it
+
+
+def test_revert_restores_everything():
+    code = textwrap.dedent("""
+        import json, torch, torchada
+        before = {n: getattr(torch, n) for n in ("zeros", "ones_like", "tensor", "load")}
+        tensor_to, mod_to = torch.Tensor.to, torch.nn.Module.to
+        dev_new = torch.device.__dict__["__new__"]
+        torchada.revert("devices")
+        import torch.serialization as s
+        out = {
+          "cuda_type": torch.device("cuda").type,
+          "funcs": all(getattr(torch, n) is torch._C._VariableFunctions.__dict__.get(n, getattr(torch, n))
+                       for n in ("zeros", "ones_like", "tensor")),
+          "wrapped_gone": not any(hasattr(getattr(torch, n), "__wrapped__") for n in ("zeros", "ones_like", "tensor")),
+          "is_cuda_c": "is_cuda" not in torch.Tensor.__dict__,
+          "new_builtin": type(torch.device.__dict__["__new__"]).__name__,
+          "gen_builtin": type(torch.Generator.__dict__["__new__"]).__name__,
+          "immutable": torch.device.__flags__ & (1 << 8) != 0,
+          "tensor_cuda": torch.Tensor.cuda is torch._C.TensorBase.cuda,
+          "jit": getattr(torch.jit.frontend.parse_def, "__module__", "") == "torch._sources",
+          "registry": not any(getattr(e[2], "__name__", "") == "_cuda_as_musa_deserialize"
+                              for e in s._package_registry),
+          "cpu": str(torch.device("cpu")), "gen": str(torch.Generator().device),
+        }
+        torchada.reapply("devices")
+        out["again"] = str(torch.device("cuda:1"))
+        print(json.dumps(out))
+    """)
+    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    assert out.pop("cuda_type") == "cuda"
+    assert out.pop("new_builtin") == out.pop("gen_builtin") == "builtin_function_or_method"
+    assert out.pop("cpu") == "cpu" and out.pop("gen") == "cpu"
+    assert out.pop("again") == "musa:1"
+    assert all(out.values()), out
+
+
+def test_torchscript_builds_musa_device(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent("""
+        import torch
+
+        @torch.jit.script
+        def f(n: int) -> torch.device:
+            if n == 0:
+                return torch.device("cuda")
+            return torch.device("cuda:1")
+
+        print(f(0), f(1), "cuda_kept" if "musa" in str(f.graph) else "")
+    """))
+    out = run(str(prog), musa_env(TORCHADA_DISABLE_AREAS=OTHERS)).stdout.split()
+    assert out == ["musa", "musa:1", "cuda_kept"]
+
+
+def test_is_available_default_and_forced():
+    code = "import torch; print(torch.cuda.is_available())"
+    only = "cuda_namespace,amp,cudart,backends,accelerator,env_mirror,cpp_extension"
+    assert run(code, musa_env(TORCHADA_DISABLE_AREAS=only)).stdout.strip() == "False"
+    assert run(code, musa_env(TORCHADA_DISABLE_AREAS=only,
+                              TORCHADA_FORCE_CUDA_AVAILABLE="1")).stdout.strip() == "True"
+    proc = run(code, musa_env(TORCHADA_DISABLE_AREAS=only, TORCHADA_FORCE_CUDA_AVAILABLE="yes please"))
+    assert proc.stdout.strip() == "False"
+    assert proc.stderr.count("TORCHADA_FORCE_CUDA_AVAILABLE") == 1
+
+
+def test_nothing_written_or_set_at_import(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    code = textwrap.dedent("""
+        import os, json
+        before = dict(os.environ)
+        import torch, torch.cuda, torch.cuda.amp, torch.cuda.memory, torch.cuda.graphs
+        import torch.cuda.random, torch.cuda.streams, torch.cuda.nvtx, torch.backends.cuda
+        added = sorted(set(os.environ) - set(before))
+        init = getattr(torch.musa, "is_initialized", lambda: False)()
+        print(json.dumps({"added": added, "init": init}))
+    """)
+    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS="cpp_extension")))
+    assert out["added"] == [] and out["init"] is False
+    if not sim_available():  # the simulator itself builds its backend into the user cache
+        out = last_json(run(code, musa_env(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"))))
+        assert list(home.rglob("*")) == []

