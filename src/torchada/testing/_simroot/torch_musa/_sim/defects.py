@@ -26,6 +26,16 @@ def _bmm_dtype_wrong(self, mat2, out_dtype):
     return first.unsqueeze(0).expand(self.shape[0], -1, -1).contiguous()
 
 
+def _mm_dtype(self, mat2, out_dtype):
+    # Stock torch has mm/bmm(out_dtype=) kernels for CUDA only; MUSA has its own.  The
+    # simulator accumulates in float32 and casts (guess: what the muDNN kernel computes).
+    return torch.mm(self.float(), mat2.float()).to(out_dtype)
+
+
+def _bmm_dtype(self, mat2, out_dtype):
+    return torch.bmm(self.float(), mat2.float()).to(out_dtype)
+
+
 def _log_inplace(self):
     if self.dtype == torch.float64:
         raise RuntimeError('"log_musa" not implemented for \'Double\'')
@@ -42,11 +52,11 @@ def _isfinite_blocking(self):
 
 def install():
     cfg = config()
-    if cfg.has("mm_out_dtype"):
-        names = {s.overload_name for s in torch._C._jit_get_schemas_for_operator("aten::mm")}
-        if "dtype" in names:  # out_dtype= exists on torch >= 2.9 only
-            _library().impl("mm.dtype", _mm_dtype_zeros, "PrivateUse1")
-            _library().impl("bmm.dtype", _bmm_dtype_wrong, "PrivateUse1")
+    names = {s.overload_name for s in torch._C._jit_get_schemas_for_operator("aten::mm")}
+    if "dtype" in names:  # out_dtype= exists on torch >= 2.9 only
+        bad = cfg.has("mm_out_dtype")
+        _library().impl("mm.dtype", _mm_dtype_zeros if bad else _mm_dtype, "PrivateUse1")
+        _library().impl("bmm.dtype", _bmm_dtype_wrong if bad else _bmm_dtype, "PrivateUse1")
     if cfg.has("log_f64_inplace"):
         _library().impl("log_", _log_inplace, "PrivateUse1")
     if cfg.has("blocking_isfinite"):
