@@ -171,3 +171,40 @@ def test_project_dirs_exclusions_apply_to_include_dirs_not_source_dirs(tmp_path)
                            str(tmp_path / "third_party")])
     dirs = project_dirs(ext, str(tmp_path), exclude=(frozenset(), frozenset()))
     assert str(tmp_path / "third_party") in dirs and "/usr/include" not in dirs
+
+
+SIM_SETUP = '''
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+import torchada
+assert BuildExtension.__module__ == "torchada.porting.build", BuildExtension
+setup(name="demo", ext_modules=[CUDAExtension("demo_ext", sources=["csrc/kernel.cu"],
+      extra_compile_args={"cxx": [], "nvcc": ["-arch=sm_80"]})],
+      cmdclass={"build_ext": BuildExtension})
+'''
+
+
+def test_build_through_real_activation_on_the_simulator(project):
+    """No manual apply: the boot hook + finder apply the area (simulated torch_musa)."""
+    tmp_path, proj, bin_dir, musa = project
+    probe = subprocess.run(
+        [sys.executable, "-c", "import torch.utils.cpp_extension, torchada, json;"
+         "print(json.dumps(torchada.status().to_json() if False else str(torchada.status())))"],
+        env=dict(os.environ, TORCHADA_SIMULATE_MUSA="1", XDG_CACHE_HOME=str(tmp_path / "cache")),
+        capture_output=True, text=True, timeout=600)  # also builds the simulator's backend
+    if probe.returncode != 0 or "cpp_extension          applied" not in probe.stdout:
+        pytest.skip("auto-activation on the simulator is not available here")
+    (proj / "setup.py").write_text(SIM_SETUP)
+    log = tmp_path / "log.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCHADA_", "TORCH_CUDA"))}
+    env.update({"PATH": "%s%s%s" % (bin_dir, os.pathsep, env.get("PATH", "")),
+                "STUB_LOG": str(log), "MUSA_HOME": str(musa), "TORCHADA_SIMULATE_MUSA": "1",
+                "CC": "stubcc", "CXX": "stubcxx", "LDSHARED": "stubcc -shared",
+                "LDCXXSHARED": "stubcxx -shared", "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    proc = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=proj,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    commands = [json.loads(line) for line in log.read_text().splitlines()]
+    mcc = [c for c in commands if c[0] == "mcc"]
+    assert len(mcc) == 1 and "--offload-arch=mp_22" in mcc[0] and mcc[0][1:3] == ["-x", "musa"]
+    assert "musaStream_t" in (proj / "csrc" / "kernel.cu").read_text()
