@@ -106,8 +106,7 @@ def test_revert_restores_everything():
         import torch.serialization as s
         out = {
           "cuda_type": torch.device("cuda").type,
-          "funcs": all(getattr(torch, n) is torch._C._VariableFunctions.__dict__.get(n, getattr(torch, n))
-                       for n in ("zeros", "ones_like", "tensor")),
+          "funcs": all(getattr(torch, n) is before[n].__wrapped__ for n in ("zeros", "ones_like", "tensor")),
           "wrapped_gone": not any(hasattr(getattr(torch, n), "__wrapped__") for n in ("zeros", "ones_like", "tensor")),
           "is_cuda_c": "is_cuda" not in torch.Tensor.__dict__,
           "new_builtin": type(torch.device.__dict__["__new__"]).__name__,
@@ -172,7 +171,9 @@ def test_nothing_written_or_set_at_import(tmp_path):
         print(json.dumps({"added": added, "init": init}))
     """)
     out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS="cpp_extension")))
-    assert out["added"] == [] and out["init"] is False
+    # whatever torch_musa itself sets (the simulator sets TORCHINDUCTOR_CACHE_DIR) is its own
+    baseline = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS="*")))
+    assert out["added"] == baseline["added"] and out["init"] is False
     if not sim_available():  # the simulator itself builds its backend into the user cache
         out = last_json(run(code, musa_env(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"))))
         assert list(home.rglob("*")) == []
