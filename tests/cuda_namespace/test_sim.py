@@ -1,0 +1,273 @@
+"""torch.cuda names on the simulated torch_musa, each in a fresh interpreter."""
+import pytest
+
+import _sim
+from conftest import needs_sim
+
+pytestmark = needs_sim
+
+
+def test_areas_apply_and_table_targets_exist_on_the_simulator():
+    out = _sim.run("""
+        from torchada.areas import cuda_namespace as cn
+        s = torchada.status()
+        states = {a.name: a.state for a in s.areas}
+        for name in ("cuda_namespace", "amp", "cudart", "backends"):
+            assert states[name] == "applied", (name, s)
+        cov = cn.coverage()
+        missing = sorted(k for k, v in cov.items() if "missing" in v[1])
+        assert not missing, missing
+        assert torch.cuda.device_count is torch.musa.device_count
+        assert torch.cuda.streams.Stream is torch.musa.Stream
+        assert torch.cuda.is_available is not torch.musa.is_available
+        print("rule", cn.rule_handled())
+    """)
+    assert "rule []" in out
+
+
+def test_memory_stats_through_cuda_names():
+    _sim.run("""
+        import warnings
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        x = torch.empty(1 << 20, dtype=torch.uint8, device="musa")
+        assert torch.cuda.memory_allocated() >= base + (1 << 20)
+        assert torch.cuda.max_memory_allocated() >= torch.cuda.memory_allocated()
+        assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated()
+        stats = torch.cuda.memory_stats()
+        assert stats["allocated_bytes.all.current"] == torch.cuda.memory_allocated()
+        assert torch.cuda.memory.memory_stats is torch.cuda.memory_stats
+        free, total = torch.cuda.mem_get_info()
+        assert 0 <= free <= total
+        assert isinstance(torch.cuda.memory_summary(), str)
+        del x
+        torch.cuda.empty_cache()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            torch.cuda.reset_max_memory_allocated()   # NameError in torch_musa 2.7.1
+        assert any(issubclass(i.category, FutureWarning) for i in w)
+        assert torch.cuda.max_memory_allocated() == torch.cuda.memory_allocated()
+    """)
+
+
+def test_streams_and_events_with_timing():
+    _sim.run("""
+        s = torch.cuda.Stream()
+        assert isinstance(s, torch.cuda.streams.Stream)
+        assert s.cuda_stream == s.musa_stream
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        x = torch.ones(256, 256, device="musa")
+        with torch.cuda.stream(s):
+            assert torch.cuda.current_stream() == s
+            start.record()
+            y = x @ x
+            end.record()
+        assert torch.cuda.current_stream() == torch.cuda.default_stream()
+        torch.cuda.synchronize()
+        end.synchronize()
+        assert start.elapsed_time(end) >= 0
+        assert end.query()
+        torch.cuda.current_stream().wait_stream(s)
+        assert float(y[0, 0]) == 256.0
+        with torch.cuda.StreamContext(s):
+            assert torch.cuda.current_stream() == s
+        prev = torch.cuda.current_stream()
+        torch.cuda.set_stream(s)
+        assert torch.cuda.current_stream() == s
+        torch.cuda.set_stream(prev)
+    """)
+
+
+def test_rng_reproducible_through_cuda_names():
+    _sim.run("""
+        torch.cuda.manual_seed(1234)
+        a = torch.randn(8, device="musa")
+        torch.cuda.manual_seed_all(1234)
+        b = torch.randn(8, device="musa")
+        assert torch.equal(a.cpu(), b.cpu())
+        assert torch.cuda.initial_seed() == 1234
+        state = torch.cuda.get_rng_state()
+        c = torch.randn(8, device="musa")
+        torch.cuda.set_rng_state(state)
+        d = torch.randn(8, device="musa")
+        assert torch.equal(c.cpu(), d.cpu())
+        states = torch.cuda.get_rng_state_all()
+        torch.cuda.set_rng_state_all(states)
+        assert len(torch.cuda.default_generators) == torch.cuda.device_count()
+        assert torch.cuda.default_generators[0].initial_seed() == 1234
+    """)
+
+
+def test_device_management_and_bad_ordinal():
+    _sim.run("""
+        n = torch.cuda.device_count()
+        assert n >= 1
+        torch.cuda.set_device(n - 1)
+        assert torch.cuda.current_device() == n - 1
+        torch.cuda.set_device(0)
+        with torch.cuda.device(n - 1):
+            assert torch.cuda.current_device() == n - 1
+        assert isinstance(torch.cuda.get_device_name(), str)
+        assert len(torch.cuda.get_device_capability()) == 2
+        assert torch.cuda.get_device_properties().total_memory > 0
+        error = getattr(torch, "AcceleratorError", RuntimeError)
+        try:
+            torch.cuda.set_device(99)
+        except error as e:
+            assert "CUDA" in str(e) and "invalid device ordinal" in str(e)
+        else:
+            raise AssertionError("no error")
+        assert torch.cuda.current_device() == 0
+    """)
+
+
+def test_amp_autocast_dtype_and_grad_scaler_step():
+    _sim.run("""
+        a = torch.randn(8, 8, device="musa")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            assert torch.is_autocast_enabled("cuda")
+            assert torch.get_autocast_dtype("cuda") == torch.bfloat16
+            assert torch.mm(a, a).dtype == torch.bfloat16
+        with torch.amp.autocast(device_type="cuda"):
+            assert torch.get_autocast_dtype("cuda") == torch.float16
+        with torch.cuda.amp.autocast():
+            assert torch.is_autocast_enabled("cuda")
+        assert not torch.is_autocast_enabled("cuda")
+        assert torch.cuda.amp.GradScaler is torch.musa.amp.GradScaler
+        model = torch.nn.Linear(8, 1).to("musa")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        before = model.weight.detach().clone()
+        for scaler in (torch.amp.GradScaler("cuda"), torch.amp.GradScaler(),
+                       torch.cuda.amp.GradScaler()):
+            with torch.autocast("cuda"):
+                loss = model(a).float().pow(2).mean()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+            assert scaler.get_scale() > 0
+        assert not torch.equal(before.cpu(), model.weight.detach().cpu())
+
+        @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
+        def fwd(x):
+            return x.dtype
+        with torch.autocast("cuda"):
+            assert fwd(a.half()) == torch.float32
+    """)
+
+
+def test_graph_capture_and_replay_with_cuda_names():
+    _sim.run("""
+        x = torch.zeros(16, device="musa")
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            y = x * 2 + 1
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(cuda_graph=g):
+            y = x * 2 + 1
+        x.fill_(3.0)
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(y.cpu(), torch.full((16,), 7.0))
+        assert isinstance(g, torch.musa.MUSAGraph)
+        pool = torch.cuda.graph_pool_handle()
+        g2 = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g2, pool=pool):
+            z = x + 1
+        g2.replay()
+        assert torch.equal(z.cpu(), torch.full((16,), 4.0))
+        try:
+            torch.cuda.graph(g, enable_annotations=True)
+        except NotImplementedError as e:
+            assert "enable_annotations" in str(e)
+        else:
+            raise AssertionError("no error")
+        model = torch.nn.Linear(4, 4).to("musa")
+        graphed = torch.cuda.make_graphed_callables(model, (torch.randn(2, 4, device="musa"),))
+        out = graphed(torch.randn(2, 4, device="musa"))
+        assert out.shape == (2, 4)
+    """)
+
+
+def test_cudart_and_profiler():
+    _sim.run("""
+        rt = torch.cuda.cudart()
+        assert rt is torch.cuda.cudart()
+        free, total = rt.cudaMemGetInfo(0)
+        assert 0 <= free <= total
+        torch.cuda.check_error(rt.cudaProfilerStart())
+        torch.cuda.check_error(rt.cudaProfilerStop())
+        torch.cuda.profiler.start(); torch.cuda.profiler.stop()
+        with torch.cuda.profiler.profile():
+            pass
+        assert not hasattr(rt, "cudaNoSuchThing")
+    """)
+
+
+def test_backends_on_the_simulator():
+    _sim.run("""
+        assert torch.backends.cuda.is_built()
+        if hasattr(torch.backends, "mudnn"):
+            assert torch.backends.cudnn.is_available()
+            torch.backends.cuda.matmul.allow_tf32 = False
+            assert torch.backends.mudnn.allow_tf32 is False
+            assert torch.backends.cudnn.allow_tf32 is False
+            torch.backends.cudnn.allow_tf32 = True
+            assert torch.backends.mudnn.allow_tf32 is True
+            with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+                assert torch.backends.mudnn.allow_tf32 is False
+            assert torch.backends.mudnn.allow_tf32 is True
+    """)
+
+
+def test_unsupported_and_nothing_half_patched():
+    _sim.run("""
+        v = torch.musa.__version__.split("+")[0]
+        try:
+            torch.cuda.jiterator._create_jit_fn("x")
+        except NotImplementedError as e:
+            assert str(e) == ("torch.cuda.jiterator._create_jit_fn is not supported on MUSA "
+                              "(torch_musa %s has no equivalent)" % v), str(e)
+        else:
+            raise AssertionError("no error")
+        for fn in (torch.cuda.temperature, torch.cuda.caching_allocator_alloc):
+            try:
+                fn(1)
+            except NotImplementedError as e:
+                assert fn.__name__ in str(e)
+    """)
+
+
+def test_revert_restores_every_original_object():
+    _sim.run("""
+        import sys, types
+        names = ("cuda_namespace", "amp", "cudart", "backends")
+        mods = ["torch.cuda", "torch.cuda.memory", "torch.cuda.streams", "torch.cuda.graphs",
+                "torch.cuda.random", "torch.cuda.nvtx", "torch.cuda.nccl", "torch.cuda.amp",
+                "torch.cuda.profiler", "torch.amp", "torch.amp.autocast_mode",
+                "torch.backends.cuda", "torch.backends.cudnn", "torch"]
+        def snap():
+            out = {m: dict(vars(sys.modules[m])) for m in mods}
+            out["autocast.__init__"] = torch.amp.autocast_mode.autocast.__dict__["__init__"]
+            out["GradScaler.__init__"] = torch.amp.GradScaler.__dict__["__init__"]
+            out["Stream.cuda_stream"] = torch.musa.Stream.__dict__.get("cuda_stream")
+            return out
+        torchada.revert(*names)
+        original = snap()
+        assert torch.cuda.device_count.__module__ == "torch.cuda"
+        torchada.reapply(*names)
+        assert torch.cuda.device_count is torch.musa.device_count
+        torchada.revert(*names)
+        now = snap()
+        for key, value in original.items():
+            if isinstance(value, dict):
+                changed = [k for k, v in value.items() if now[key].get(k, object()) is not v]
+                added = [k for k in set(now[key]) - set(value)
+                         if not isinstance(now[key][k], types.ModuleType)]
+                assert not changed and not added, (key, changed, added)
+            else:
+                assert now[key] is value, key
+    """)
