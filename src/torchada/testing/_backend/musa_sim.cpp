@@ -848,6 +848,12 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("set_stream(int dev, int id) -> ()", set_stream);
   m.def("set_default_generator(int dev, Generator? g) -> ()", set_default_generator);
   m.def("use_device_allocator(bool on) -> bool", use_device_allocator);
+  m.def("cpu_view(Tensor self) -> Tensor");
+}
+
+// A CPU tensor over a musa tensor's bytes (the mccl backend hands these to gloo).
+TORCH_LIBRARY_IMPL(musa_sim, PrivateUse1, m) {
+  m.impl("cpu_view", cpu_alias);
 }
 
 }  // namespace musa_sim

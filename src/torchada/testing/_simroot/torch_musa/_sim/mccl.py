@@ -23,8 +23,8 @@ def _cpu(x):
 
 
 def _forward(name):
-    def method(self, *args):
-        return getattr(self._gloo, name)(*[_cpu(a) for a in args])
+    def method(self, *args, **kwargs):
+        return getattr(self._gloo, name)(*[_cpu(a) for a in args], **{k: _cpu(v) for k, v in kwargs.items()})
 
     method.__name__ = name
     return method
