@@ -47,14 +47,21 @@ class AreaRecord:
                 raise ValueError("TRIGGERS %r differ from the registry's %r"
                                  % (tuple(module.TRIGGERS), self.triggers))
         except Exception as exc:  # a broken area module costs that area only
-            self.state, self.reason = FAILED, "cannot load area module: %s: %s" % (
-                type(exc).__name__, exc)
+            self.state, self.reason = FAILED, "cannot load area module: " + one_line(exc)
             logger.warning("torchada: area %r %s. The program continues without it; silence "
                            "this with %s=%s", self.name, self.reason, settings.DISABLE_AREAS_VAR,
                            self.name)
             return False
         self.module, self.gate = module, gate
         return True
+
+
+def one_line(exc, limit=300):
+    """An exception as one short line: warnings must stay one line even for C++ errors."""
+    text = " ".join(str(exc).split())
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return "%s: %s" % (type(exc).__name__, text)
 
 
 def loading():
@@ -133,7 +140,7 @@ class Registry:
             record.module.apply(journal)
         except Exception as exc:
             errors = journal.revert()
-            error = "%s: %s" % (type(exc).__name__, exc)
+            error = one_line(exc)
             extra = " (and %d rollback errors)" % len(errors) if errors else ""
             self._finish(record, FAILED, error, started)
             logger.warning(
@@ -165,7 +172,7 @@ class Registry:
             except BaseException as exc:  # SystemExit from a broken build too
                 if isinstance(exc, KeyboardInterrupt):
                     raise
-                self.backend_error = "%s: %s" % (type(exc).__name__, exc)
+                self.backend_error = one_line(exc)
                 logger.warning(
                     "torchada: importing torch_musa failed (%s); CUDA APIs are not mapped to "
                     "MUSA. Fix the torch_musa install, or silence this with TORCHADA_PLATFORM=off",
