@@ -159,3 +159,17 @@ def test_status_cli_reports_every_area(tmp_path):
 def test_status_inactive_machine_reports_skipped_with_reason():
     proc = run_python("import torchada; r = torchada.status(); print(r.active, {a.state for a in r.areas}, r.reason)")
     assert proc.stdout.strip() == "False {'skipped'} no torch_musa found"
+
+
+def test_python_m_torchada_status_and_bad_command():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "torchada", "status"],
+                          env=fake_musa_env(TORCHADA_DISABLE_AREAS="*"), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "platform   : musa" in proc.stdout and "torch_musa : 2.7.1" in proc.stdout
+    assert "disabled by TORCHADA_DISABLE_AREAS" in proc.stdout
+    bad = subprocess.run([sys.executable, "-m", "torchada", "frobnicate"], env=clean_env(),
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown command 'frobnicate'" in bad.stderr
