@@ -1,0 +1,1 @@
+"""Bundled example programs (plain CUDA PyTorch code, run with `torchada run --example NAME`)."""

@@ -1,0 +1,136 @@
+"""`torchada run [--simulate] [--example NAME] PROG [ARGS]`: run an unmodified program with
+torchada active (on the simulated torch_musa with --simulate) in a fresh interpreter, and
+print a short summary at exit: platform, device, areas applied."""
+import os
+import subprocess
+import sys
+
+USAGE = """usage: torchada run [--simulate] [--force-simulate] [--no-summary] (PROG | --example NAME) [ARGS...]
+
+  --simulate        run on torchada's simulated torch_musa (sets TORCHADA_SIMULATE_MUSA=1 for
+                    the program; refused if a real torch_musa is installed)
+  --force-simulate  the same, even when a real torch_musa is installed
+  --example NAME    run a bundled example instead of PROG (available: {examples})
+  --no-summary      do not print the summary at exit
+"""
+
+# Runs inside the child: makes sure torchada is active, registers the summary, runs PROG
+# as __main__ with its own argv and sys.path[0], and keeps its exit status.
+_WRAPPER = r"""
+import atexit, os, runpy, sys
+prog = sys.argv[1]
+sys.argv = sys.argv[1:]
+sys.path[0] = os.path.dirname(os.path.abspath(prog))
+import torchada_boot
+torchada_boot.activate()
+
+def _summary():
+    try:
+        import torchada
+        from torchada.run_cmd import format_summary
+        sys.stderr.write(format_summary(torchada.status()) + "\n")
+    except Exception as exc:
+        sys.stderr.write("torchada run: no summary (%s: %s)\n" % (type(exc).__name__, exc))
+
+if os.environ.get("_TORCHADA_RUN_SUMMARY") == "1":
+    atexit.register(_summary)
+runpy.run_path(prog, run_name="__main__")
+"""
+
+
+def examples_dir():
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+
+
+def list_examples():
+    try:
+        return sorted(f[:-3] for f in os.listdir(examples_dir()) if f.endswith(".py") and not f.startswith("_"))
+    except OSError:
+        return []
+
+
+def _device_name(platform):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return "none (torch not imported)"
+    try:
+        if platform == "musa" and hasattr(torch, "musa") and torch.musa.device_count() > 0:
+            return "%s x%d" % (torch.musa.get_device_name(0), torch.musa.device_count())
+        if torch.cuda.is_available():
+            return "%s x%d" % (torch.cuda.get_device_name(0), torch.cuda.device_count())
+    except Exception as exc:
+        return "unknown (%s)" % type(exc).__name__
+    return "cpu"
+
+
+def format_summary(report):
+    platform = getattr(report, "platform", "?")
+    reason = getattr(report, "reason", "")
+    areas = list(getattr(report, "areas", []) or [])
+    applied = [getattr(a, "name", "?") for a in areas if getattr(a, "state", "") == "applied"]
+    failed = [getattr(a, "name", "?") for a in areas if getattr(a, "state", "") == "failed"]
+    lines = ["", "torchada summary",
+             "  platform : %s%s" % (platform, " (%s)" % reason if reason else ""),
+             "  device   : %s" % _device_name(platform),
+             "  applied  : %s" % (", ".join(applied) if applied else "none")]
+    if failed:
+        lines.append("  failed   : %s" % ", ".join(failed))
+    return "\n".join(lines)
+
+
+def _error(msg):
+    sys.stderr.write("torchada run: %s\n" % msg)
+    return 2
+
+
+def main(argv):
+    argv = list(argv)
+    simulate = force = False
+    summary = True
+    example = None
+    while argv and argv[0].startswith("-"):
+        opt = argv.pop(0)
+        if opt in ("-h", "--help"):
+            print(USAGE.format(examples=", ".join(list_examples()) or "none"))
+            return 0
+        if opt == "--simulate":
+            simulate = True
+        elif opt == "--force-simulate":
+            simulate = force = True
+        elif opt == "--no-summary":
+            summary = False
+        elif opt == "--example" or opt.startswith("--example="):
+            example = opt.split("=", 1)[1] if "=" in opt else (argv.pop(0) if argv else None)
+            if not example:
+                return _error("--example needs a NAME (available: %s)" % ", ".join(list_examples()))
+            break  # the rest are the example's arguments
+        elif opt == "--":
+            break
+        else:
+            return _error("unknown option %r (see torchada run --help)" % opt)
+    if example is not None:
+        prog = os.path.join(examples_dir(), example + ".py")
+        if not os.path.isfile(prog):
+            return _error("no bundled example %r (available: %s)" % (example, ", ".join(list_examples())))
+    else:
+        if not argv:
+            return _error("no program given; usage: torchada run [--simulate] PROG [ARGS...]")
+        prog = argv.pop(0)
+        if not os.path.isfile(prog):
+            return _error("program %r not found" % prog)
+
+    env = dict(os.environ)
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([src] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    if simulate:
+        from torchada.testing import real_torch_musa_present
+
+        if real_torch_musa_present() and not force and env.get("TORCHADA_SIMULATE_MUSA") != "force":
+            return _error("a real torch_musa is installed; --simulate would shadow it. Use --force-simulate "
+                          "(or TORCHADA_SIMULATE_MUSA=force) to simulate anyway")
+        env["TORCHADA_SIMULATE_MUSA"] = "force" if force else env.get("TORCHADA_SIMULATE_MUSA") or "1"
+    env["_TORCHADA_RUN_SUMMARY"] = "1" if summary else "0"
+    try:
+        return subprocess.call([sys.executable, "-c", _WRAPPER, prog] + argv, env=env)
+    except KeyboardInterrupt:
+        return 130
