@@ -299,6 +299,24 @@ def _install_script_constants(journal):
     journal.setattr(frontend, "parse_def", parse_def)
 
 
+def _register_script_builtins(journal, wrapped):
+    """TorchScript resolves torch.zeros & co. by object identity: the wrappers must map to the
+    same aten ops as the functions they wrap (else scripting tries to compile them)."""
+    import torch.jit._builtins as builtins
+
+    ids = {id(fn): "aten::" + name for name, fn in wrapped.items()}
+    if builtins._builtin_table is not None:  # a table built later scans torch and finds them
+        builtins._builtin_table.update(ids)
+
+    def undo():
+        table = builtins._builtin_table
+        if table is not None:
+            for key in ids:
+                table.pop(key, None)
+
+    journal.on_revert(undo)
+
+
 def _install_is_available(journal, torch):
     from torchada.areas._devmap import force_cuda_available
 
@@ -361,10 +379,13 @@ def apply(journal):
                     "arguments are still mapped where they are used", problem)
     journal.on_revert(_reset_mode)
 
+    wrapped = {}
     for name in FACTORIES:
         orig = getattr(torch, name, None)
         if orig is not None:
-            journal.setattr(torch, name, _kw_wrapper(orig, dmap, types))
+            wrapped[name] = _kw_wrapper(orig, dmap, types)
+            journal.setattr(torch, name, wrapped[name])
+    _register_script_builtins(journal, wrapped)
     Tensor = torch.Tensor
     for name in TENSOR_NEW:
         orig = getattr(Tensor, name, None)
