@@ -495,3 +495,11 @@ def apply(journal):
                             property(lambda self, _a=musa_attr: getattr(self, _a),
                                      doc="CUDA name of .%s (torchada)" % musa_attr))
     journal.setattr(sys.modules[__name__], "_coverage", cover)
+    by_rule = sorted(n for n, (kind, how) in cover.items() if how.startswith("rule"))
+    if by_rule:
+        import logging
+
+        logging.getLogger("torchada").info(
+            "torchada: cuda_namespace decided %d torch.cuda names the table lacks by rule "
+            "(see torchada.areas.cuda_namespace.coverage()): %s", len(by_rule),
+            ", ".join("%s=%s" % (n, cover[n][0]) for n in by_rule))
