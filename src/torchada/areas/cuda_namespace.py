@@ -433,8 +433,8 @@ def _plan(ctx):
             if ctx.has(target):
                 cover[qualname] = (table.MAPPED, how)
                 return ctx.lookup(target)
-            if qualname.rsplit(".", 1)[-1].startswith("_"):
-                return None  # private: leave torch's object alone
+            if qualname.startswith("_"):
+                return None  # private torch.cuda name: leave torch's object alone
             cover[qualname] = (table.UNSUPPORTED, how + ":target-missing")
             return unsupported(api, "%s has no torch.musa.%s" % (ctx.musa_label, target),
                                like=original)
