@@ -50,6 +50,13 @@ def test_memory_stats_through_cuda_names():
             torch.cuda.reset_max_memory_allocated()   # NameError in torch_musa 2.7.1
         assert any(issubclass(i.category, FutureWarning) for i in w)
         assert torch.cuda.max_memory_allocated() == torch.cuda.memory_allocated()
+        pool = torch.cuda.MemPool()
+        assert isinstance(pool, torch.cuda.memory.MemPool)
+        with torch.cuda.use_mem_pool(pool):
+            t = torch.empty(4096, device="musa")
+        assert t.device.type == "musa" and pool.id is not None
+        torch.cuda.memory._record_memory_history()
+        assert isinstance(torch.cuda.memory_snapshot(), list)
     """)
 
 
