@@ -18,6 +18,9 @@ def test_musa_name(text, expected):
 def test_cuda_words():
     assert _devmap.cuda_words("MUSA error: invalid device ordinal on musa:3") == \
         "CUDA error: invalid device ordinal on cuda:3"
+    assert _devmap.cuda_words("at torch_musa/csrc/musa_sim.cpp: Sparsemusa") == \
+        "at torch_musa/csrc/musa_sim.cpp: Sparsemusa"
+    assert _devmap.cuda_words("torch.musa.device_count() is 2") == "torch.cuda.device_count() is 2"
     err = _devmap.as_cuda_error(RuntimeError("MUSA out of memory"))
     assert type(err) is RuntimeError and str(err) == "CUDA out of memory"
     assert _devmap.as_cuda_error(RuntimeError("nothing to change")) is None

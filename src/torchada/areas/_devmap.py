@@ -20,9 +20,14 @@ def musa_name(text):
     return "musa" + text[4:]
 
 
+_WORDS = re.compile(r"\b(MUSA|Musa|musa)\b")
+_SWAP = {"MUSA": "CUDA", "Musa": "Cuda", "musa": "cuda"}
+
+
 def cuda_words(message):
-    """A torch_musa message in the words a CUDA user would read."""
-    return (message.replace("MUSA", "CUDA").replace("Musa", "Cuda").replace("musa", "cuda"))
+    """A torch_musa message in the words a CUDA user would read: whole words only, so
+    ``musa:1``, ``torch.musa`` and ``MUSA error`` change but ``torch_musa/x.cpp`` does not."""
+    return _WORDS.sub(lambda m: _SWAP[m.group(1)], message)
 
 
 def as_cuda_error(exc):

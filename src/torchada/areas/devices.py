@@ -317,6 +317,31 @@ def _register_script_builtins(journal, wrapped):
     journal.on_revert(undo)
 
 
+def _register_default_device_constructors(journal, torch, wrapped):
+    """The default-device mode (``torch.set_default_device``, ``with torch.device(...)``)
+    recognises factories by identity in a cached set: it must hold the originals (what its
+    __torch_function__ sees) whether it was built before or after the wrappers."""
+    import torch.utils._device as device_mode
+
+    constructors = device_mode._device_constructors()
+    if not isinstance(constructors, set):
+        return
+    added = [fn.__wrapped__ for name, fn in wrapped.items()
+             if name in _DEFAULT_DEVICE_FACTORIES and fn.__wrapped__ not in constructors]
+    constructors.update(added)
+    journal.on_revert(lambda: constructors.difference_update(added))
+
+
+_DEFAULT_DEVICE_FACTORIES = frozenset((
+    "empty", "empty_permuted", "empty_strided", "ones", "arange", "bartlett_window",
+    "blackman_window", "eye", "full", "hamming_window", "hann_window", "kaiser_window",
+    "linspace", "logspace", "rand", "randn", "randint", "randperm", "range",
+    "sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor",
+    "sparse_bsr_tensor", "sparse_bsc_tensor", "tril_indices", "triu_indices", "zeros",
+    "asarray", "tensor", "as_tensor", "scalar_tensor", "from_file", "normal",
+))
+
+
 def _install_is_available(journal, torch):
     from torchada.areas._devmap import force_cuda_available
 
@@ -386,6 +411,7 @@ def apply(journal):
             wrapped[name] = _kw_wrapper(orig, dmap, types)
             journal.setattr(torch, name, wrapped[name])
     _register_script_builtins(journal, wrapped)
+    _register_default_device_constructors(journal, torch, wrapped)
     Tensor = torch.Tensor
     for name in TENSOR_NEW:
         orig = getattr(Tensor, name, None)
