@@ -53,8 +53,9 @@ def enable_simulator(force: bool = False) -> str:
         raise RuntimeError("torchada.testing.enable_simulator(): torch_musa is already imported from "
                            f"{getattr(loaded, '__file__', '?')}; enable the simulator before importing it "
                            "(or in a fresh process: see torchada.testing.run_simulated)")
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    while root in sys.path:
+        sys.path.remove(root)
+    sys.path.insert(0, root)
     return root
 
 

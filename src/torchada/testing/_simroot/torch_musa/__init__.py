@@ -129,10 +129,9 @@ def _apply_sharded_grad_scaler_patch():
 
 
 def _apply_patches():
-    # 20. FSDP / DTensor / DeviceMesh patches of the real package are not simulated.
+    # 20. FSDP / DTensor / DeviceMesh patches of the real package are not simulated, but for
+    # ShardedGradScaler (applied when torch.distributed.fsdp is imported: see 22-23).
     _apply_distributed_patch()
-    if torch.distributed.is_available():
-        _apply_sharded_grad_scaler_patch()
 
 
 _apply_patches()
@@ -148,16 +147,32 @@ from .core.reductions import init_reductions  # noqa: E402
 
 init_reductions()
 
-# 22-23.
-from . import _dynamo  # noqa: E402
-from ._dynamo import *  # noqa: E402,F401,F403
-from ._dynamo import device_interface, variables, trace_rules, backend, musagraphs  # noqa: E402
-from ._dynamo.device_interface import MusaInterface, register_interface_for_device, get_registered_device_interfaces  # noqa: E402
-from ._dynamo.variables.torch import supported_ctx_manager_classes  # noqa: E402
+# 22-23. dynamo/inductor/FSDP patches are applied when the program imports those modules
+# (see torch_musa._sim.onimport); their names here resolve lazily.
+from ._sim.onimport import when_imported  # noqa: E402
 from . import _inductor  # noqa: E402
 from ._inductor import _init_inductor_backend_registration  # noqa: E402
 
+when_imported("torch._dynamo", lambda _m: __import__("torch_musa._dynamo"))
+when_imported("torch.distributed.fsdp.sharded_grad_scaler", lambda _m: _apply_sharded_grad_scaler_patch())
+
 i = device_count() - 1 if device_count() else 0  # loop variable leaked by the real _dynamo star import
+_LAZY_DYNAMO = ("_dynamo", "device_interface", "variables", "trace_rules", "backend", "musagraphs",
+                "MusaInterface", "register_interface_for_device", "get_registered_device_interfaces",
+                "supported_ctx_manager_classes")
+
+
+def __getattr__(name):
+    if name in _LAZY_DYNAMO:
+        import importlib
+
+        mod = importlib.import_module("torch_musa._dynamo")
+        return mod if name == "_dynamo" else getattr(mod, name)
+    raise AttributeError(f"module 'torch_musa' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_DYNAMO))
 
 
 # 24.

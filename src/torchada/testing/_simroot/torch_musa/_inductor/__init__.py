@@ -1,11 +1,9 @@
-"""Inductor: the real package forces compile_threads = 1 at import (reproduced) and patches
-GPU helpers (not simulated)."""
+"""Inductor: the real package forces compile_threads = 1 at import (reproduced, applied when
+torch._inductor.config is imported) and patches GPU helpers (not simulated)."""
 __all__ = ["_init_inductor_backend_registration"]
 
 
-def _apply_config():
-    import torch._inductor.config as config
-
+def _force_single_compile_thread(config):
     config.compile_threads = 1
 
 
@@ -13,4 +11,6 @@ def _init_inductor_backend_registration():
     return None
 
 
-_apply_config()
+from torch_musa._sim.onimport import when_imported  # noqa: E402
+
+when_imported("torch._inductor.config", _force_single_compile_thread)

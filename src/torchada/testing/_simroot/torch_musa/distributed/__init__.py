@@ -1,7 +1,14 @@
 """Distributed support.  The "mccl" backend is registered when _MUSAC is imported (see
-torch_musa._sim.mccl).  The real package's FSDP/DTensor patches are not simulated."""
-from . import fsdp
+torch_musa._sim.mccl).  The real package's FSDP/DTensor patches are not simulated, except
+the ShardedGradScaler replacement, applied when torch.distributed.fsdp is imported."""
+import importlib
 
 
 def _apply_distributed_patch():
     return None
+
+
+def __getattr__(name):
+    if name == "fsdp":
+        return importlib.import_module("torch_musa.distributed.fsdp")
+    raise AttributeError(f"module 'torch_musa.distributed' has no attribute '{name}'")
