@@ -23,6 +23,15 @@ def test_areas_apply_and_table_targets_exist_on_the_simulator():
         assert torch.cuda.device_count is torch.musa.device_count
         assert torch.cuda.streams.Stream is torch.musa.Stream
         assert torch.cuda.is_available is not torch.musa.is_available
+        import torch.cuda.comm, torch.cuda.nccl, torch.cuda.amp, torch.cuda.graphs
+        import torch.cuda.memory, torch.cuda.streams
+        from torch.cuda.streams import Stream, Event
+        from torch.cuda.amp import GradScaler, autocast
+        from torch.cuda.graphs import CUDAGraph, graph
+        assert Stream is torch.musa.Stream and Event is torch.musa.Event
+        assert GradScaler is torch.musa.amp.GradScaler and autocast is torch.musa.amp.autocast
+        assert CUDAGraph is torch.cuda.CUDAGraph and graph is torch.cuda.graph
+        assert torch.cuda.nccl.version is torch.musa.mccl.version
         print("rule", cn.rule_handled())
     """)
     assert "rule []" in out
@@ -82,6 +91,12 @@ def test_streams_and_events_with_timing():
         assert float(y[0, 0]) == 256.0
         with torch.cuda.StreamContext(s):
             assert torch.cuda.current_stream() == s
+        try:
+            torch.cuda.Event(external=True)   # torch >= 2.9 CUDA keyword; torch_musa lacks it
+        except TypeError as e:
+            assert "external" in str(e)
+        else:
+            raise AssertionError("no error")
         prev = torch.cuda.current_stream()
         torch.cuda.set_stream(s)
         assert torch.cuda.current_stream() == s
