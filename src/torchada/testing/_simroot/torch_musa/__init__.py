@@ -38,7 +38,12 @@ sys.modules.setdefault("torch.musa", sys.modules[__name__])
 
 # 3. the "C extension": kernels, allocator, guard, hooks, mccl backend.
 from . import _MUSAC  # noqa: E402
-from ._MUSAC import _musa_sleep  # noqa: E402
+torch_musa = sys.modules[__name__]  # leaked by submodules' `import torch_musa` (real quirk)
+
+
+def _sleep(cycles):
+    _MUSAC._musa_sleep(cycles)
+
 
 _tensor_classes: Set[Type] = set()
 from ._sim.legacy_tensors import make_tensor_types as _make_tensor_types  # noqa: E402
@@ -121,11 +126,11 @@ set_attributes()
 
 
 def _apply_sharded_grad_scaler_patch():
-    import torch.distributed.fsdp.sharded_grad_scaler as sgs
+    # Importing our module applies the patch at its end (it may already be importing).
+    if "torch_musa.distributed.fsdp.sharded_grad_scaler" not in sys.modules:
+        import importlib
 
-    from .distributed.fsdp import ShardedGradScaler
-
-    sgs.ShardedGradScaler = ShardedGradScaler
+        importlib.import_module("torch_musa.distributed.fsdp.sharded_grad_scaler")
 
 
 def _apply_patches():

@@ -49,8 +49,7 @@ def _cuda_deserialize(_: Any, location: str) -> Any:
 
 def register_deserialization() -> None:
     torch.serialization.register_package(_REGISTRATION_KEY, _musa_tag, _musa_deserialize)
+    # Like the real code: entry 1 of the registry (CUDA's) gets a deserializer that raises.
     registry = torch.serialization._package_registry
-    for i, entry in enumerate(registry):
-        if getattr(entry[1], "__name__", "") == "_cuda_tag":
-            registry[i] = (entry[0], entry[1], _cuda_deserialize)
-            break
+    entry = registry[1]
+    registry[1] = (entry[0], entry[1], _cuda_deserialize)

@@ -27,6 +27,14 @@ class BuildExtension(_BuildExtension):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
 
+    def _add_gnu_cpp_abi_flag(self, extension):
+        parent = getattr(super(), "_add_gnu_cpp_abi_flag", None)
+        if parent is not None:
+            return parent(extension)
+        import torch
+
+        self._add_compile_flag(extension, "-D_GLIBCXX_USE_CXX11_ABI=" + str(int(torch._C._GLIBCXX_USE_CXX11_ABI)))
+
 
 def MUSAExtension(name, sources, *args, **kwargs):
     bad = [s for s in sources if str(s).endswith(".mu")]

@@ -1,3 +1,4 @@
+import torch.distributed.fsdp.sharded_grad_scaler as _sgs
 from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler as _TorchSharded
 
 from torch_musa.core.amp.grad_scaler import GradScaler
@@ -12,3 +13,6 @@ class ShardedGradScaler(_TorchSharded):
         if process_group is not None:
             kw["process_group"] = process_group
         super().__init__(device, **kw)
+
+
+_sgs.ShardedGradScaler = ShardedGradScaler  # what the real package does at import
