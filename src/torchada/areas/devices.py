@@ -62,6 +62,22 @@ def _raise_cuda_words(exc):
 
 def _kw_wrapper(orig, dmap, types):
     """``device=`` keyword only: one dict get + one class test when no cuda name is passed."""
+    if types == (str,):
+        _str = str
+
+        def wrapper(*args, **kwargs):
+            d = kwargs.get("device")
+            if d.__class__ is _str:
+                m = dmap[d]
+                if m is not d:
+                    kwargs["device"] = m
+                    try:
+                        return orig(*args, **kwargs)
+                    except Exception as exc:
+                        _raise_cuda_words(exc)
+            return orig(*args, **kwargs)
+
+        return functools.update_wrapper(wrapper, orig)
 
     def wrapper(*args, **kwargs):
         d = kwargs.get("device")
@@ -78,8 +94,14 @@ def _kw_wrapper(orig, dmap, types):
     return functools.update_wrapper(wrapper, orig)
 
 
-def _method_wrapper(orig, dmap, types):
-    """``self`` then the device positionally or as ``device=`` (to, pin_memory, is_pinned)."""
+def _method_wrapper(orig, dmap, types, translated=None):
+    """``self`` then the device positionally or as ``device=`` (to, pin_memory, is_pinned).
+
+    ``translated`` (default ``orig``) is called when a cuda name was swapped for a musa
+    device: for ``Tensor.to`` that is the C method itself, skipping torch_musa's Python
+    wrapper, which only rewrites integer ordinals.
+    """
+    fast = orig if translated is None else translated
 
     def wrapper(self, *args, **kwargs):
         if args:
@@ -88,7 +110,7 @@ def _method_wrapper(orig, dmap, types):
                 m = dmap[d]
                 if m is not d:
                     try:
-                        return orig(self, m, *args[1:], **kwargs)
+                        return fast(self, m, *args[1:], **kwargs)
                     except Exception as exc:
                         _raise_cuda_words(exc)
         elif kwargs:
@@ -98,7 +120,7 @@ def _method_wrapper(orig, dmap, types):
                 if m is not d:
                     kwargs["device"] = m
                     try:
-                        return orig(self, *args, **kwargs)
+                        return fast(self, *args, **kwargs)
                     except Exception as exc:
                         _raise_cuda_words(exc)
         return orig(self, *args, **kwargs)
@@ -417,7 +439,8 @@ def apply(journal):
         orig = getattr(Tensor, name, None)
         if orig is not None:
             journal.setattr(Tensor, name, _kw_wrapper(orig, dmap, types))
-    for name in ("to", "pin_memory", "is_pinned"):
+    journal.setattr(Tensor, "to", _method_wrapper(Tensor.to, dmap, types, torch._C.TensorBase.to))
+    for name in ("pin_memory", "is_pinned"):
         journal.setattr(Tensor, name, _method_wrapper(getattr(Tensor, name), dmap, types))
     journal.setattr(torch.nn.Module, "to", _method_wrapper(torch.nn.Module.to, dmap, types))
     journal.setattr(Tensor, "cuda", _make_tensor_cuda(
