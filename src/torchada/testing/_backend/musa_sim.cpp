@@ -321,7 +321,7 @@ struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
   }
   c10::Stream getStream(c10::Device d) const noexcept override {
     auto i = d.index() < 0 ? t_current_device : d.index();
-    return c10::Stream(c10::Stream::UNSAFE, c10::Device(kMusa, i), t_current_stream[i]);
+    return c10::Stream(c10::Stream::UNSAFE, c10::Device(kMusa, i), i < kMaxDevices ? t_current_stream[i] : 0);
   }
   c10::Stream getDefaultStream(c10::Device d) const override {
     return c10::Stream(c10::Stream::UNSAFE, d, 0);
@@ -333,7 +333,8 @@ struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
     return c10::Stream(c10::Stream::UNSAFE, d, g_next_stream_id++);
   }
   c10::Stream exchangeStream(c10::Stream s) const noexcept override {
-    auto i = s.device_index();
+    auto i = s.device_index() < 0 ? t_current_device : s.device_index();
+    if (i >= kMaxDevices) return s;
     auto old = c10::Stream(c10::Stream::UNSAFE, s.device(), t_current_stream[i]);
     t_current_stream[i] = s.id();
     return old;
