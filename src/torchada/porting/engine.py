@@ -159,11 +159,11 @@ class Porter:
             elif old.endswith(")"):
                 name = old[:old.index("(")].rstrip()
                 new, domain = noop[name]
-            elif old.endswith("CUDA"):
-                d = self._disp.match(old)
+            elif (old.endswith("CUDA") and (d := self._disp.match(old)) is not None
+                  and d.group(1) in self.dispatch):
                 new = d.group(1) + d.group(2) + "PrivateUse1"
                 domain = self.dispatch[d.group(1)]
-            else:  # prefix rule
+            else:  # prefix rule (which may also end in CUDA: nvjpegFooCUDA)
                 for prefix, (value, domain) in prefixes.items():
                     if old.startswith(prefix):
                         new = value + old[len(prefix):]
