@@ -71,9 +71,6 @@ def test_env_mirror_nothing_set_without_cuda_names():
     assert out["MUSA_VISIBLE_DEVICES"] is None and out["PYTORCH_MUSA_ALLOC_CONF"] is None
 
 
-@pytest.mark.xfail(reason="torch_musa reads MUSA_VISIBLE_DEVICES at its import, which the "
-                          "registry does before any area applies; needs a pre-backend phase",
-                   strict=False)
 def test_env_mirror_visible_devices_take_effect():
     out = last_json(run(ENV, sim_env(CUDA_VISIBLE_DEVICES="1")))
     assert out["count"] == 1

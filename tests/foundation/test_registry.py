@@ -173,3 +173,13 @@ def test_python_m_torchada_status_and_bad_command():
     bad = subprocess.run([sys.executable, "-m", "torchada", "frobnicate"], env=clean_env(),
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown command 'frobnicate'" in bad.stderr
+
+
+def test_before_backend_area_runs_before_torch_musa_and_notes_show_in_status():
+    proc = start({"counter": ("torch",), "early": ("torch",)}, """
+import torch, torchada
+r = {a.name: a for a in torchada.status().areas}
+print('early=' + r['early'].state, 'note=' + r['early'].note.replace(' ', '_'))
+print('musa=%s' % ('torch_musa' in sys.modules))
+""")
+    assert states(proc) == {"early": "applied", "note": "saw_torch_musa:_[False]", "musa": "True"}

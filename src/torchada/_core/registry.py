@@ -103,6 +103,8 @@ class Registry:
         _tls.busy = True
         try:
             if self.platform == "musa" and module_ready("torch"):
+                if not self._backend_tried:
+                    self._run_before_backend()
                 self._load_backend()  # torch.musa exists as soon as torch is imported
             progressed = True
             while progressed:
@@ -114,6 +116,14 @@ class Registry:
         finally:
             _tls.busy = False
 
+    def _run_before_backend(self):
+        """Areas with ``BEFORE_BACKEND = True`` (environment mirroring) run once torch is
+        imported but before torch_musa, which reads its environment at import."""
+        for record in self.records:
+            if record.state == PENDING and record.load() and getattr(
+                    record.module, "BEFORE_BACKEND", False) and self._claim(record):
+                self._run(record, before_backend=True)
+
     def _claim(self, record):
         with self._lock:
             if record.state != PENDING or not module_ready("torch"):
@@ -123,9 +133,9 @@ class Registry:
             record.state = APPLYING
             return True
 
-    def _run(self, record):
+    def _run(self, record, before_backend=False):
         started = time.perf_counter()
-        if self.platform == "musa" and self._load_backend():
+        if self.platform == "musa" and not before_backend and self._load_backend():
             self._finish(record, SKIPPED, "torch_musa unavailable (%s)" % self.backend_error,
                          started)
             return

@@ -14,6 +14,7 @@ class AreaStatus:
     triggers: tuple = ()
     seconds: float = 0.0
     writes: int = 0
+    note: Optional[str] = None  # what an applied area chose (an area's status_note())
 
 
 @dataclass
@@ -43,7 +44,8 @@ class Report:
         for a in self.areas:
             detail = " - %s" % a.reason if a.reason else ""
             timing = " (%.1f ms, %d writes)" % (a.seconds * 1e3, a.writes) if a.state == "applied" else ""
-            lines.append("    %-22s %-8s%s%s" % (a.name, a.state, timing, detail))
+            note = " [%s]" % a.note if a.note else ""
+            lines.append("    %-22s %-8s%s%s%s" % (a.name, a.state, timing, detail, note))
         return "\n".join(lines)
 
 
@@ -58,6 +60,16 @@ def build_report():
         why = "torchada inactive: %s" % reason
         areas = [AreaStatus(n, "skipped", why) for n in activation.area_names()]
         return Report(platform or "auto", False, reason, *versions, areas=areas)
-    areas = [AreaStatus(r.name, r.state, r.reason, r.triggers, r.seconds, r.writes)
+    areas = [AreaStatus(r.name, r.state, r.reason, r.triggers, r.seconds, r.writes, _note(r))
              for r in registry.records]
     return Report(platform, True, reason, *versions, areas=areas)
+
+
+def _note(record):
+    note = getattr(record.module, "status_note", None)
+    if record.state != "applied" or note is None:
+        return None
+    try:
+        return note()
+    except Exception as exc:  # a report must never raise
+        return "status_note failed: %s" % exc

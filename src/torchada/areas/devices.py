@@ -37,6 +37,11 @@ logger = logging.getLogger("torchada")
 # "tp_new" (torch.device keeps its C type, constructor rewritten) or "fallback: <reason>".
 MODE = None
 
+
+def status_note():
+    """Shown by torchada.status(): how torch.device was made to accept "cuda"."""
+    return "torch.device: %s" % MODE
+
 FACTORIES = (
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
     "linspace", "logspace", "eye", "tensor", "as_tensor", "asarray", "empty_strided",

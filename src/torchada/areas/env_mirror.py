@@ -28,6 +28,8 @@ from torchada._core.gate import Gate
 
 TRIGGERS = ("torch",)
 GATE = Gate(platforms=("musa",), torch=None, torch_musa=None, probe=None)
+# Run after torch is imported but before torch_musa, which reads MUSA_VISIBLE_DEVICES then.
+BEFORE_BACKEND = True
 
 PAIRS = (
     ("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"),
@@ -70,7 +72,8 @@ def apply(journal):
     logger = logging.getLogger("torchada")
     sets, warnings = plan(os.environ)
     if sets:
-        is_initialized = getattr(torch.musa, "is_initialized", None)
+        # Before torch_musa is imported (the normal case) there is no runtime to be late for.
+        is_initialized = getattr(getattr(torch, "musa", None), "is_initialized", None)
         if is_initialized is not None and is_initialized():
             warnings.append(
                 "the MUSA runtime was initialised before torchada activated; %s not mirrored "
