@@ -165,13 +165,17 @@ def test_amp_autocast_dtype_and_grad_scaler_step():
         before = model.weight.detach().clone()
         for scaler in (torch.amp.GradScaler("cuda"), torch.amp.GradScaler(),
                        torch.cuda.amp.GradScaler()):
+            assert scaler._device == "musa" and scaler.is_enabled()
+        # a small initial scale: fp16 gradients must not overflow on every step
+        scaler = torch.amp.GradScaler("cuda", init_scale=256.0)
+        for _ in range(4):
             with torch.autocast("cuda"):
                 loss = model(a).float().pow(2).mean()
             scaler.scale(loss).backward()
             scaler.step(opt)
             scaler.update()
             opt.zero_grad()
-            assert scaler.get_scale() > 0
+        assert scaler.get_scale() > 0
         assert not torch.equal(before.cpu(), model.weight.detach().cpu())
 
         @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
