@@ -230,6 +230,7 @@ def test_names_a_newer_torch_adds_are_handled_by_the_rule(fake_musa, monkeypatch
             torch.cuda.shiny_new_api()
         assert torch.cuda.current_blaslt_handle is fake_musa.current_blaslt_handle
         assert area.rule_handled() == ["current_blaslt_handle", "shiny_new_api"]
+        assert area.status_note().endswith("by rule: current_blaslt_handle, shiny_new_api")
     finally:
         journal.revert()
 

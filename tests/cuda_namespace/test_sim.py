@@ -33,6 +33,7 @@ def test_areas_apply_and_table_targets_exist_on_the_simulator():
         assert CUDAGraph is torch.cuda.CUDAGraph and graph is torch.cuda.graph
         assert torch.cuda.nccl.version is torch.musa.mccl.version
         print("rule", cn.rule_handled())
+        assert "by rule: none" in str(s), str(s)
     """)
     assert "rule []" in out
 

@@ -52,6 +52,19 @@ def rule_handled():
     return sorted(n for n, (kind, how) in _coverage.items() if how.startswith("rule"))
 
 
+def status_note():
+    """Shown by torchada.status(): counts of what was done, and the names decided by rule."""
+    if not _coverage:
+        return None
+    counts = {}
+    for kind, _how in _coverage.values():
+        counts[kind] = counts.get(kind, 0) + 1
+    text = ", ".join("%d %s" % (counts.get(k, 0), k) for k in ("mapped", "emulated",
+                                                              "unsupported", "native"))
+    by_rule = rule_handled()
+    return "torch.cuda names: %s; by rule: %s" % (text, ", ".join(by_rule) or "none")
+
+
 # -- helpers ---------------------------------------------------------------------------------
 class _Context:
     def __init__(self, torch):
