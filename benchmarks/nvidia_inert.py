@@ -106,8 +106,9 @@ def make_venv(path, torch_sites, wheels=()):
     # "aaa" sorts first, so torch's site is on sys.path before any other .pth line runs.
     (site / "aaa_cuda_torch_site.pth").write_text("\n".join(torch_sites) + "\n")
     if wheels:
+        # Byte-compiled, as a normal pip install is (import times then match real use).
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                        "--no-compile", "--target", str(site), *map(str, wheels)], check=True)
+                        "--target", str(site), *map(str, wheels)], check=True)
     return python
 
 
@@ -202,7 +203,7 @@ def main():
                for _ in range(args.runs)]
         report["explicit_import_torchada_ms"] = round(statistics.median(imp) * 1e3, 3)
         percall = {}
-        for _ in range(3):  # interleave whole runs; keep each case's best
+        for _ in range(3 if report["identity"]["cuda_available"] else 0):  # interleaved rounds
             for key, python in pythons.items():
                 got = json.loads(run(python, ["-c", PERCALL], check=True).stdout)
                 for case, ns in got.items():

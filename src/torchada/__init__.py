@@ -4,11 +4,7 @@ Installing torchada is enough: a start-up hook activates it on MUSA machines. Im
 explicitly is cheap, idempotent with the hook, and never imports torch by itself.
 """
 
-import contextlib
-
 import torchada_boot
-from torchada.detection import (Platform, detect_platform, is_cuda_platform, is_gpu_device,
-                               is_musa_platform)
 
 __version__ = "0.2.0"
 __all__ = [
@@ -42,21 +38,33 @@ def reapply(*names):
         activation.registry.reapply(set(names) or None)
 
 
-@contextlib.contextmanager
-def disabled(*names):
-    """Scope with areas (all, or those named) reverted; re-applied on exit. For tests."""
-    revert(*names)
-    try:
-        yield
-    finally:
-        reapply(*names)
+class disabled:
+    """``with torchada.disabled("devices"):`` areas (all, or those named) reverted inside the
+    block and re-applied on exit. For tests. (A class, so importing torchada needs no contextlib.)"""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def __enter__(self):
+        revert(*self.names)
+        return self
+
+    def __exit__(self, *exc_info):
+        reapply(*self.names)
+        return False
 
 
 _NAMING = ("cuda_to_musa_name", "nccl_to_mccl_name", "cublas_to_mublas_name",
            "curand_to_murand_name")
+_DETECTION = ("Platform", "detect_platform", "is_musa_platform", "is_cuda_platform",
+              "is_gpu_device")
 
 
-def __getattr__(name):  # lazy: keeps `import torchada` cheap
+def __getattr__(name):  # lazy: keeps `import torchada` cheap (no enum, no torch)
+    if name in _DETECTION:
+        from torchada import detection
+
+        return getattr(detection, name)
     if name == "CUDA_HOME":
         from torchada.detection import cuda_home
 
