@@ -164,6 +164,7 @@ def main():
     parser.add_argument("--out", type=Path, default=Path("."))
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--test-timeout", type=int, default=300)
+    parser.add_argument("--percall-rounds", type=int, default=4)
     parser.add_argument("--tests", default="tests/foundation tests/porting",
                         help="test paths that apply on a CUDA machine")
     args = parser.parse_args()
@@ -177,6 +178,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         pythons = {"without": make_venv(Path(tmp) / "without", torch_sites, extra),
                    "with": make_venv(Path(tmp) / "with", torch_sites, [args.wheel, *extra])}
+        # A second venv without torchada: its ratio to "without" is the noise floor of this host.
+        timed = dict(pythons, control=make_venv(Path(tmp) / "control", torch_sites, extra))
         snaps = {k: json.loads(run(p, ["-c", SNAPSHOT], check=True).stdout) for k, p in pythons.items()}
         report["identity"] = {
             "snapshot_equal": snaps["with"]["snap"] == snaps["without"]["snap"],
@@ -199,25 +202,28 @@ def main():
         (args.out / "nvidia_tests.log").write_text(log)
         report["programs"] = programs(pythons)
         report["startup_ms"] = {
-            "python -c pass": interleaved(pythons, "pass", args.runs),
-            "python -c 'import torch'": interleaved(pythons, "import torch", args.runs),
+            "python -c pass": interleaved(timed, "pass", 3 * args.runs),
+            "python -c 'import torch'": interleaved(timed, "import torch", args.runs),
         }
         for key, value in report["startup_ms"].items():
             value["ratio"] = round(value["with"] / value["without"], 4)
-        imp = [float(run(pythons["with"], ["-c", "import time; t=time.perf_counter(); import torchada; "
+            value["noise_ratio_control"] = round(value["control"] / value["without"], 4)
+        imp = [float(run(timed["with"], ["-c", "import time; t=time.perf_counter(); import torchada; "
                                            "print(time.perf_counter()-t)"], check=True).stdout)
                for _ in range(args.runs)]
         report["explicit_import_torchada_ms"] = round(statistics.median(imp) * 1e3, 3)
         percall = {}
-        for _ in range(3 if report["identity"]["cuda_available"] else 0):  # interleaved rounds
-            for key, python in pythons.items():
+        for _ in range(args.percall_rounds if report["identity"]["cuda_available"] else 0):
+            for key, python in timed.items():  # interleaved rounds, one process each
                 got = json.loads(run(python, ["-c", PERCALL], check=True).stdout)
                 for case, ns in got.items():
                     percall.setdefault(case, {}).setdefault(key, []).append(ns)
-        report["percall_ns"] = {case: {"without": round(min(v["without"]), 1),
-                                       "with": round(min(v["with"]), 1),
-                                       "ratio": round(min(v["with"]) / min(v["without"]), 4)}
-                                for case, v in percall.items()}
+        report["percall_ns"] = {
+            case: {"without": round(min(v["without"]), 1), "with": round(min(v["with"]), 1),
+                   "control": round(min(v["control"]), 1),
+                   "ratio": round(min(v["with"]) / min(v["without"]), 4),
+                   "noise_ratio_control": round(min(v["control"]) / min(v["without"]), 4)}
+            for case, v in percall.items()}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "nvidia_inert.json").write_text(json.dumps(report, indent=2))
     print(json.dumps(report, indent=2))

@@ -1,8 +1,13 @@
 """The start-up hook's decisions, each in a fresh interpreter started through the real .pth."""
 
+import os
 import sysconfig
 
 import pytest
+import torch
+
+# torch's own site-packages (not always this venv's: a venv can see torch through a .pth)
+TORCH_SITE = os.path.dirname(os.path.dirname(torch.__file__))
 
 from tests.conftest import FIXTURES, clean_env, fake_musa_env, run_python
 
@@ -96,8 +101,8 @@ def test_python_S_skips_hook_but_explicit_import_works():
         assert 'torchada_boot' not in sys.modules
         import torch, torchada
         print(torchada.status().active, torchada.status().torch_musa_version)
-    """, env=fake_musa_env(EXTRA="%s:%s:%s" % (FIXTURES.parents[1] / "src", FIXTURES / "fake_musa",
-                                                sysconfig.get_paths()["purelib"])),
+    """, env=fake_musa_env(EXTRA="%s:%s:%s:%s" % (FIXTURES.parents[1] / "src", FIXTURES / "fake_musa",
+                                                   sysconfig.get_paths()["purelib"], TORCH_SITE)),
         args=("-S",))
     assert proc.stdout.split() == ["True", "2.7.1"]
 

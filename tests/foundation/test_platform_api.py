@@ -33,9 +33,9 @@ def test_detect_platform_honours_forced_value(forced):
     assert out == [forced, str(forced == "musa"), str(forced == "cuda")]
 
 
-def test_detect_platform_plain_cpu_machine():
+def test_detect_platform_plain_machine_is_cuda_or_cpu_as_torch_sees_it():
     out = run_python("import torchada; print(torchada.detect_platform().value)").stdout.strip()
-    assert out == "cpu"
+    assert out == ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def test_cuda_home_is_musa_home_on_musa(tmp_path):

@@ -59,7 +59,7 @@ def build_report():
     if registry is None:
         why = "torchada inactive: %s" % reason
         areas = [AreaStatus(n, "skipped", why) for n in activation.area_names()]
-        return Report(platform or "auto", False, reason, *versions, areas=areas)
+        return Report(platform or _seen_platform(), False, reason, *versions, areas=areas)
     areas = [AreaStatus(r.name, r.state, r.reason, r.triggers, r.seconds, r.writes, _note(r))
              for r in registry.records]
     return Report(platform, True, reason, *versions, areas=areas)
@@ -73,3 +73,12 @@ def _note(record):
         return note()
     except Exception as exc:  # a report must never raise
         return "status_note failed: %s" % exc
+
+
+def _seen_platform():
+    """Without a boot decision: what torch sees, if torch is imported (status never imports it)."""
+    if "torch" not in sys.modules:
+        return "auto (torch not imported)"
+    from torchada.detection import detect_platform
+
+    return detect_platform().value
