@@ -47,15 +47,20 @@ def wall(cmd, env):
 
 
 def importtime(python, env):
+    """name -> self µs; "site" self time includes the processing of .pth files."""
     err = subprocess.run([python, "-X", "importtime", "-c", "pass"], env=env, capture_output=True,
                          text=True, check=True).stderr
     rows = [line.split("|") for line in err.splitlines() if line.startswith("import time:") and "|" in line]
-    return {r[2].strip(): int(r[0].split(":")[1]) for r in rows[1:]}  # name -> self µs
+    return {r[2].strip(): int(r[0].split(":")[1]) for r in rows[1:]}
 
 
-def startup(runs):
+def startup(runs, other_pth=False):
+    """other_pth: the venv already has an executable .pth line (as setuptools' own
+    distutils-precedence.pth gives most venvs), so only torchada's share is measured."""
     with tempfile.TemporaryDirectory() as tmp:
         python, pth = build_venv(Path(tmp))
+        if other_pth:
+            pth.with_name("aaa_other.pth").write_text("import sys\n")
         off = pth.with_suffix(".disabled")
         cmd = [str(python), "-c", "pass"]
         with_s, without_s, with_imp, without_imp = [], [], [], []
@@ -80,6 +85,10 @@ def startup(runs):
         "importtime_total_self_us_with": statistics.median(sum(d.values()) for d in with_imp),
         "importtime_total_self_us_without": statistics.median(sum(d.values()) for d in without_imp),
         "importtime_torchada_boot_self_us": boot_us,
+        "site_self_us_with": statistics.median(d["site"] for d in with_imp),
+        "site_self_us_without": statistics.median(d["site"] for d in without_imp),
+        "site_added_us": statistics.median(d["site"] for d in with_imp)
+        - statistics.median(d["site"] for d in without_imp),
         "modules_added_by_hook": added_modules,
     }
 
@@ -109,7 +118,8 @@ def main():
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--musa", action="store_true", help="also measure activation on the simulator")
     args = parser.parse_args()
-    results = {"no_musa": startup(args.runs)}
+    results = {"no_musa_bare_venv": startup(args.runs),
+               "no_musa_venv_with_other_pth": startup(args.runs, other_pth=True)}
     if args.musa:
         results["simulated_musa"] = musa_activation(max(5, args.runs // 4))
     for section, numbers in results.items():
