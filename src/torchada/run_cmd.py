@@ -12,6 +12,11 @@ USAGE = """usage: torchada run [--simulate] [--force-simulate] [--no-summary] (P
   --force-simulate  the same, even when a real torch_musa is installed
   --example NAME    run a bundled example instead of PROG (available: {examples})
   --no-summary      do not print the summary at exit
+  --cuda-unavailable  keep torch.cuda.is_available() False on MUSA (torchada's default for
+                    imported use). Without it, `torchada run` sets
+                    TORCHADA_FORCE_CUDA_AVAILABLE=1 for the program (unless already set):
+                    you asked to run a CUDA program, and CUDA-only programs check
+                    is_available() before anything else.
 """
 
 # Runs inside the child: makes sure torchada is active, registers the summary, runs PROG
@@ -87,6 +92,7 @@ def main(argv):
     argv = list(argv)
     simulate = force = False
     summary = True
+    cuda_available = True
     example = None
     while argv and argv[0].startswith("-"):
         opt = argv.pop(0)
@@ -99,6 +105,8 @@ def main(argv):
             simulate = force = True
         elif opt == "--no-summary":
             summary = False
+        elif opt == "--cuda-unavailable":
+            cuda_available = False
         elif opt == "--example" or opt.startswith("--example="):
             example = opt.split("=", 1)[1] if "=" in opt else (argv.pop(0) if argv else None)
             if not example:
@@ -129,6 +137,8 @@ def main(argv):
             return _error("a real torch_musa is installed; --simulate would shadow it. Use --force-simulate "
                           "(or TORCHADA_SIMULATE_MUSA=force) to simulate anyway")
         env["TORCHADA_SIMULATE_MUSA"] = "force" if force else env.get("TORCHADA_SIMULATE_MUSA") or "1"
+    if cuda_available:
+        env.setdefault("TORCHADA_FORCE_CUDA_AVAILABLE", "1")
     env["_TORCHADA_RUN_SUMMARY"] = "1" if summary else "0"
     try:
         return subprocess.call([sys.executable, "-c", _WRAPPER, prog] + argv, env=env)
