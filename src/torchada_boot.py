@@ -76,7 +76,7 @@ def real_torch_musa_entry():
     """The sys.path entry holding an installed torch_musa, or None (stat only, no import)."""
     sim = simulator_root()
     for entry in sys.path:
-        if not entry or entry == sim or not isinstance(entry, str):
+        if not entry or not isinstance(entry, str) or os.path.abspath(entry) == sim:
             continue
         try:
             if os.path.isfile(os.path.join(entry, "torch_musa", "__init__.py")):
@@ -86,7 +86,7 @@ def real_torch_musa_entry():
     for finder in sys.meta_path:
         # setuptools editable installs register a finder named after the distribution.
         if "torch_musa" in getattr(type(finder), "__module__", ""):
-            return "<editable>"
+            return "<editable install>"
     return None
 
 

@@ -15,19 +15,10 @@ def simulator_root() -> str:
 
 
 def _real_entry():
-    sim = simulator_root()
-    for entry in sys.path:
-        if not entry or not isinstance(entry, str) or os.path.abspath(entry) == sim:
-            continue
-        try:
-            if os.path.isfile(os.path.join(entry, "torch_musa", "__init__.py")):
-                return entry
-        except (OSError, ValueError):
-            continue
-    for finder in sys.meta_path:
-        if "torch_musa" in getattr(type(finder), "__module__", ""):
-            return "<editable install>"
-    return None
+    # One detector for the start-up hook and the simulator (stat only, nothing imported).
+    import torchada_boot
+
+    return torchada_boot.real_torch_musa_entry()
 
 
 def real_torch_musa_present() -> bool:
