@@ -15,8 +15,10 @@ from tests.conftest import FIXTURES, ROOT, clean_env
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(out), str(ROOT)],
-                   check=True, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(out),
+                           str(ROOT)], capture_output=True, text=True)
+    assert proc.returncode == 0, "building the wheel failed (is the 'test' extra installed?)\n" + \
+        proc.stdout[-2000:] + proc.stderr[-2000:]
     (path,) = out.glob("torchada-*.whl")
     return path
 
