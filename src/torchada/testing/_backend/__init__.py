@@ -23,9 +23,15 @@ LIB_NAME = "musa_sim_backend"
 _loaded_path = None
 
 
+HEADERS = [os.path.join(os.path.dirname(SOURCE), "caching_model.h")]
+
+
 def _source_hash() -> str:
-    with open(SOURCE, "rb") as f:
-        return hashlib.sha256(f.read() + BUILD_RECIPE.encode()).hexdigest()[:16]
+    h = hashlib.sha256(BUILD_RECIPE.encode())
+    for path in [SOURCE, *HEADERS]:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
 
 
 def cache_root() -> str:

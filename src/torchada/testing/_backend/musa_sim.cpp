@@ -23,6 +23,8 @@
 #include <torch/library.h>
 #include <torch/version.h>
 
+#include "caching_model.h"
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -54,12 +56,8 @@ thread_local DeviceIndex t_current_device = 0;
 thread_local std::array<int64_t, kMaxDevices> t_current_stream{};
 std::atomic<int64_t> g_next_stream_id{1};
 
-struct DevStats {
-  std::atomic<int64_t> allocated{0}, peak{0}, reserved{0}, peak_reserved{0};
-  std::atomic<int64_t> alloc_count{0}, free_count{0}, oom_count{0};
-  std::atomic<int64_t> limit{int64_t(48) << 30}, total{int64_t(48) << 30};
-};
-std::array<DevStats, kMaxDevices> g_stats;
+// One caching-allocator model per device (caching_model.h).
+std::array<cache::DeviceCache, kMaxDevices> g_cache;
 
 std::string dev_str(DeviceIndex d) {
   return "musa:" + std::to_string(int(d));
@@ -75,53 +73,43 @@ void check_index(int64_t d) {
       ")");
 }
 
-// Accounting shared by the allocator and by buffers adopted from CPU kernels.
-void account_alloc(DeviceIndex d, int64_t n) {
-  auto& s = g_stats[d];
-  int64_t now = s.allocated.load() + n;
-  if (now > s.limit.load()) {
-    s.oom_count++;
+// Accounting shared by the allocator and by buffers adopted from CPU kernels:
+// every musa buffer is a block of the caching-allocator model.
+cache::Block* account_alloc(DeviceIndex d, int64_t n) {
+  auto& c = g_cache[d];
+  int64_t stream = t_current_stream[d];
+  cache::Block* b = c.malloc(n, stream);
+  if (b == nullptr) {
+    auto st = c.export_stats();
+    int64_t reserved = c.reserved();
+    int64_t allocated = c.stats.allocated_bytes[cache::kAll].current;
     std::ostringstream msg;
-    msg << "MUSA out of memory. Tried to allocate " << (n >> 20)
-        << " MiB. GPU " << int(d) << " has a total capacity of "
-        << (s.total.load() >> 20) << " MiB of which "
-        << ((s.limit.load() - s.allocated.load()) >> 20)
-        << " MiB is free. Of the allocated memory "
-        << (s.allocated.load() >> 20)
-        << " MiB is allocated by PyTorch. (simulated device; limit "
-        << (s.limit.load() >> 20) << " MiB)";
+    msg << "MUSA out of memory. Tried to allocate " << (cache::round_size(n) >> 20)
+        << " MiB. GPU " << int(d) << " has a total capacity of " << (c.total >> 20)
+        << " MiB of which " << ((c.limit - reserved) >> 20)
+        << " MiB is free. Of the allocated memory " << (allocated >> 20)
+        << " MiB is allocated by PyTorch, and " << ((reserved - allocated) >> 20)
+        << " MiB is reserved by PyTorch but unallocated. (simulated device; limit "
+        << (c.limit >> 20) << " MiB)";
     TORCH_CHECK_WITH(OutOfMemoryError, false, msg.str());
   }
-  now = (s.allocated += n);
-  s.alloc_count++;
-  int64_t p = s.peak.load();
-  while (now > p && !s.peak.compare_exchange_weak(p, now)) {
-  }
-  // Freed blocks stay "reserved" (like a caching allocator) until empty_cache.
-  int64_t r = s.reserved.load();
-  while (now > r && !s.reserved.compare_exchange_weak(r, now)) {
-  }
-  int64_t pr = s.peak_reserved.load();
-  r = s.reserved.load();
-  while (r > pr && !s.peak_reserved.compare_exchange_weak(pr, r)) {
-  }
+  return b;
 }
 
-void account_free(DeviceIndex d, int64_t n) {
-  g_stats[d].allocated -= n;
-  g_stats[d].free_count++;
+void account_free(DeviceIndex d, cache::Block* b) {
+  g_cache[d].free(b);
 }
 
 struct Block {
   void* ptr;
-  int64_t n;
+  cache::Block* model;
   DeviceIndex dev;
 };
 
 void free_block(void* ctx) {
   auto* b = static_cast<Block*>(ctx);
   std::free(b->ptr);
-  account_free(b->dev, b->n);
+  account_free(b->dev, b->model);
   delete b;
 }
 
@@ -129,14 +117,24 @@ c10::DataPtr allocate_on(DeviceIndex d, size_t n) {
   if (n == 0) {
     return c10::DataPtr(nullptr, c10::Device(kMusa, d));
   }
-  account_alloc(d, int64_t(n));
+  cache::Block* m = account_alloc(d, int64_t(n));
   void* p = nullptr;
   if (posix_memalign(&p, 64, n) != 0 || p == nullptr) {
-    account_free(d, int64_t(n));
+    account_free(d, m);
     TORCH_CHECK_WITH(
         OutOfMemoryError, false, "MUSA out of memory (host malloc failed)");
   }
-  return c10::DataPtr(p, new Block{p, int64_t(n), d}, &free_block, c10::Device(kMusa, d));
+  return c10::DataPtr(p, new Block{p, m, d}, &free_block, c10::Device(kMusa, d));
+}
+
+void free_adopted(void* ctx);
+
+// Tensor.record_stream / recordStream: the block's free waits for that stream.
+void record_data_ptr_stream(const c10::DataPtr& dp, int64_t stream) {
+  auto del = dp.get_deleter();
+  if (del != &free_block && del != &free_adopted) return;
+  auto* b = static_cast<Block*>(dp.get_context());
+  g_cache[b->dev].record_stream(b->model, stream);
 }
 
 // Plain allocator: what torch_musa releases before 2.11.0.post2 expose to
@@ -167,36 +165,47 @@ struct DevAllocator final : c10::DeviceAllocator {
     return true;
   }
   void emptyCache(c10::MempoolId_t) override {
-    for (auto& s : g_stats) s.reserved.store(s.allocated.load());
+    for (auto& c : g_cache) c.empty_cache();
   }
-  void recordStream(const c10::DataPtr&, c10::Stream) override {}
+  void recordStream(const c10::DataPtr& dp, c10::Stream s) override {
+    record_data_ptr_stream(dp, s.id());
+  }
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(DeviceIndex d) override {
     c10::CachingDeviceAllocator::DeviceStats st;
-    auto& s = g_stats[d];
-    auto& a = st.allocated_bytes[0];
-    a.current = s.allocated.load();
-    a.peak = s.peak.load();
-    auto& r = st.reserved_bytes[0];
-    r.current = s.reserved.load();
-    r.peak = s.peak_reserved.load();
-    st.active_bytes[0] = a;
-    st.allocation[0].allocated = s.alloc_count.load();
-    st.allocation[0].freed = s.free_count.load();
-    st.num_ooms = s.oom_count.load();
+    auto flat = g_cache[d].export_stats();
+    auto fill = [&](c10::CachingDeviceAllocator::StatArray& arr, int which) {
+      for (int p = 0; p < 3; ++p) {
+        auto* v = &flat[(which * 3 + p) * 4];
+        arr[p].current = v[0];
+        arr[p].peak = v[1];
+        arr[p].allocated = v[2];
+        arr[p].freed = v[3];
+      }
+    };
+    fill(st.allocation, 0);
+    fill(st.segment, 1);
+    fill(st.active, 2);
+    fill(st.inactive_split, 3);
+    fill(st.allocated_bytes, 4);
+    fill(st.reserved_bytes, 5);
+    fill(st.active_bytes, 6);
+    fill(st.inactive_split_bytes, 7);
+    fill(st.requested_bytes, 8);
+    st.num_alloc_retries = flat[108];
+    st.num_ooms = flat[109];
+    st.num_device_alloc = flat[110];
+    st.num_device_free = flat[111];
     return st;
   }
   void resetAccumulatedStats(DeviceIndex d) override {
-    g_stats[d].alloc_count = 0;
-    g_stats[d].free_count = 0;
-    g_stats[d].oom_count = 0;
+    g_cache[d].reset_accumulated();
   }
   void resetPeakStats(DeviceIndex d) override {
-    g_stats[d].peak.store(g_stats[d].allocated.load());
-    g_stats[d].peak_reserved.store(g_stats[d].reserved.load());
+    g_cache[d].reset_peak();
   }
   std::pair<size_t, size_t> getMemoryInfo(DeviceIndex d) override {
-    auto& s = g_stats[d];
-    return {size_t(s.total.load() - s.reserved.load()), size_t(s.total.load())};
+    auto& c = g_cache[d];
+    return {size_t(c.total - c.reserved()), size_t(c.total)};
   }
 };
 DevAllocator g_dev_alloc;
@@ -327,10 +336,16 @@ struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
     return c10::Stream(c10::Stream::UNSAFE, d, 0);
   }
   c10::Stream getNewStream(c10::Device d, int priority = 0) const override {
-    return c10::Stream(c10::Stream::UNSAFE, d, g_next_stream_id++);
+    return c10::Stream(c10::Stream::UNSAFE, with_index(d), g_next_stream_id++);
   }
   c10::Stream getStreamFromGlobalPool(c10::Device d, bool = false) const override {
-    return c10::Stream(c10::Stream::UNSAFE, d, g_next_stream_id++);
+    return c10::Stream(c10::Stream::UNSAFE, with_index(d), g_next_stream_id++);
+  }
+  // torch.Stream(device="musa") means the current device, as for CUDA.
+  static c10::Device with_index(c10::Device d) {
+    if (!d.has_index()) return c10::Device(kMusa, t_current_device);
+    check_index(d.index());
+    return d;
   }
   c10::Stream exchangeStream(c10::Stream s) const noexcept override {
     auto i = s.device_index() < 0 ? t_current_device : s.device_index();
@@ -342,8 +357,14 @@ struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
   DeviceIndex deviceCount() const noexcept override {
     return DeviceIndex(g_device_count.load());
   }
-  void record(void** event, const c10::Stream&, const DeviceIndex, const c10::EventFlag flag)
-      const override {
+  void record(void** event, const c10::Stream& stream, const DeviceIndex device_index,
+              const c10::EventFlag flag) const override {
+    // c10/cuda/impl/CUDAGuardImpl.h record(): an event stays on the device it was first
+    // recorded on (torch_musa's MUSAGuardImpl is a port; its exact text: unknown).
+    TORCH_CHECK(
+        device_index == -1 || device_index == stream.device_index(),
+        "Event device index ", int(device_index), " does not match recording stream's device index ",
+        int(stream.device_index()), ".");
     if (*event == nullptr) *event = new SimEvent();
     static_cast<SimEvent*>(*event)->t_ms = now_ms();
   }
@@ -365,7 +386,9 @@ struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
     TORCH_CHECK(a && b, "Both events must be recorded before calculating elapsed time.");
     return static_cast<SimEvent*>(b)->t_ms - static_cast<SimEvent*>(a)->t_ms;
   }
-  void recordDataPtrOnStream(const c10::DataPtr&, const c10::Stream&) const override {}
+  void recordDataPtrOnStream(const c10::DataPtr& dp, const c10::Stream& s) const override {
+    record_data_ptr_stream(dp, s.id());
+  }
 };
 C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
@@ -461,7 +484,7 @@ at::Tensor musa_over(const c10::Storage& st, const at::Tensor& like) {
 
 void free_adopted(void* ctx) {
   auto* b = static_cast<Block*>(ctx);
-  account_free(b->dev, b->n);
+  account_free(b->dev, b->model);
   delete static_cast<c10::DataPtr*>(b->ptr);
   delete b;
 }
@@ -472,10 +495,10 @@ c10::Storage adopt(const at::Tensor& cpu_out, DeviceIndex dev) {
   auto* si = cpu_out.storage().unsafeGetStorageImpl();
   int64_t n = int64_t(si->nbytes());
   if (cpu_out.storage().use_count() == 1 && si->data_ptr().get_deleter() != nullptr) {
-    account_alloc(dev, n);
+    cache::Block* m = account_alloc(dev, n);
     auto* held = new c10::DataPtr(si->set_data_ptr(c10::DataPtr()));
     void* raw = held->get();
-    c10::DataPtr dp(raw, new Block{held, n, dev}, &free_adopted, c10::Device(kMusa, dev));
+    c10::DataPtr dp(raw, new Block{held, m, dev}, &free_adopted, c10::Device(kMusa, dev));
     return c10::Storage(c10::Storage::use_byte_size_t(), size_t(n), std::move(dp), current_allocator(), true);
   }
   c10::DataPtr dp = allocate_on(dev, size_t(n));
@@ -735,6 +758,13 @@ at::Tensor& set_storage_offset(
   return at::native::set_storage_cpu_(self, src, offset, size, stride);
 }
 
+// aten::record_stream for musa tensors (torch_musa registers a PrivateUse1 kernel;
+// CUDA's is record_stream_cuda in aten/src/ATen/native/cuda/RecordStream.cu).
+void record_stream_musa(at::Tensor& self, c10::Stream s) {
+  TORCH_CHECK(s.device_type() == kMusa, "record_stream: expected a musa stream, got ", s);
+  record_data_ptr_stream(self.storage().data_ptr(), s.id());
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", empty_memory_format);
   m.impl("empty_strided", empty_strided);
@@ -748,6 +778,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Tensor", at::native::set_tensor_);
   m.impl("set_.source_Storage", at::native::set_);
   m.impl("set_.source_Storage_storage_offset", set_storage_offset);
+  m.impl("record_stream", record_stream_musa);
   m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&conv_fwd>());
   m.impl("convolution_backward_overrideable", torch::CppFunction::makeFromBoxedFunction<&conv_bwd>());
 }
@@ -764,33 +795,32 @@ void configure(int64_t count) {
 
 void set_memory(int64_t dev, int64_t total, int64_t limit) {
   check_index(dev);
-  g_stats[dev].total.store(total);
-  g_stats[dev].limit.store(limit);
+  g_cache[dev].total = total;
+  g_cache[dev].limit = limit;
 }
 
 std::vector<int64_t> stats(int64_t dev) {
   check_index(dev);
-  auto& s = g_stats[dev];
-  return {s.allocated.load(), s.peak.load(),        s.reserved.load(), s.peak_reserved.load(),
-          s.alloc_count.load(), s.free_count.load(), s.limit.load(),    s.total.load(),
-          s.oom_count.load()};
+  return g_cache[dev].export_stats();
+}
+
+std::vector<int64_t> segments(int64_t dev) {
+  check_index(dev);
+  return g_cache[dev].export_segments();
 }
 
 void reset_peak(int64_t dev) {
   check_index(dev);
-  g_stats[dev].peak.store(g_stats[dev].allocated.load());
-  g_stats[dev].peak_reserved.store(g_stats[dev].reserved.load());
+  g_cache[dev].reset_peak();
 }
 
 void reset_accumulated(int64_t dev) {
   check_index(dev);
-  g_stats[dev].alloc_count = 0;
-  g_stats[dev].free_count = 0;
-  g_stats[dev].oom_count = 0;
+  g_cache[dev].reset_accumulated();
 }
 
 void empty_cache() {
-  for (auto& s : g_stats) s.reserved.store(s.allocated.load());
+  for (int i = 0; i < g_device_count.load(); ++i) g_cache[i].empty_cache();
 }
 
 void set_device(int64_t d) {
@@ -839,6 +869,7 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("configure(int count) -> ()", configure);
   m.def("set_memory(int dev, int total, int limit) -> ()", set_memory);
   m.def("stats(int dev) -> int[]", stats);
+  m.def("segments(int dev) -> int[]", segments);
   m.def("reset_peak(int dev) -> ()", reset_peak);
   m.def("reset_accumulated(int dev) -> ()", reset_accumulated);
   m.def("empty_cache() -> ()", empty_cache);

@@ -141,6 +141,10 @@ def _musa_getCurrentRawStream(device):
 
 
 def _musa_setStream(stream_id=0, device_index=0, device_type=0):
+    # Like THCPModule_setStream_wrap (torch/csrc/cuda/Module.cpp), which torch_musa's
+    # Module.cpp ports (line: unknown): a stream on another device makes that device current.
+    if int(device_index) != _musa_getDevice():
+        _ops.set_device(int(device_index))
     _ops.set_stream(int(device_index), int(stream_id))
 
 
@@ -188,35 +192,47 @@ class _MusaStreamBase(torch.Stream):
         return getattr(self, "_priority", 0)
 
 
-class _MusaEventBase:
-    """Events record host time; elapsed_time reports milliseconds between records."""
+class _MusaEventBase(torch.Event):
+    """The real binding derives from torch.Event (torch_musa/csrc/core/Event.cpp: tp_base is
+    THPEventClass, like torch/csrc/cuda/Event.cpp; line unknown), so generic torch.Stream /
+    torch.Event code accepts it.  Record/wait/query go through torch.Event to the backend's
+    guard, which checks the device; timing uses host time."""
 
     def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
-        self = object.__new__(cls)
+        self = super().__new__(cls, device=torch.device("musa", _musa_getDevice()),
+                               enable_timing=enable_timing, blocking=blocking, interprocess=interprocess)
         self._timing = bool(enable_timing)
         self._t = None
         self._device = None
         return self
+
+    @property
+    def device(self):
+        # None until recorded, as THCPEvent_get_device (torch/csrc/cuda/Event.cpp) answers.
+        return self._device
 
     @classmethod
     def from_ipc_handle(cls, device, ipc_handle):
         raise RuntimeError("torch_musa._MUSAC._MusaEventBase.from_ipc_handle is not simulated by torchada.testing")
 
     def record(self, stream):
+        torch.Event.record(self, stream)
         self._t = time.perf_counter()
         self._device = torch.device("musa", stream.device_index)
 
     def wait(self, stream):
-        return None
+        torch.Event.wait(self, stream)
 
     def query(self):
         return True
 
     def elapsed_time(self, other):
+        # Order of the two checks as in c10/cuda/CUDAEvent.h elapsed_time (torch 2.7);
+        # torch_musa's MUSAEvent.h is a port (its wording: unknown).
         if not (self._timing and other._timing):
-            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
         if self._t is None or other._t is None:
-            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+            raise ValueError("Both events must be recorded before calculating elapsed time.")
         return (other._t - self._t) * 1000.0
 
     def synchronize(self):
@@ -224,10 +240,6 @@ class _MusaEventBase:
 
     def ipc_handle(self):
         raise RuntimeError("torch_musa._MUSAC._MusaEventBase.ipc_handle is not simulated by torchada.testing")
-
-    @property
-    def device(self):
-        return self._device
 
     @property
     def musa_event(self):
@@ -327,7 +339,7 @@ for _name in [
     "_musa_register_unified_allocator", "_musa_get_pluggable_allocator",
     "_musa_register_unified_cpu_allocator", "_musa_reset_unified_cpu_allocator",
     "_musa_musaCachingAllocator_raw_delete", "_share_musa_", "_new_shared_musa",
-    "_release_ipc_counter_musa", "_musa_getAllocator", "_musa_changeCurrentAllocator",
+    "_release_ipc_counter_musa", "_musa_changeCurrentAllocator",
     "_storage_Use_Count", "_tensors_data_ptrs_at_indices_equal",
     "_construct_MUSA_Tensor_From_Storage_And_Metadata", "_musa_customAllocator",
     "_musa_beginAllocateToPool", "_musa_beginAllocateCurrentStreamToPool",
@@ -342,6 +354,14 @@ for _name in [
 # ----------------------------------------------------------------- classes
 class _musa_MUSAAllocator:
     pass
+
+
+_native_allocator = _musa_MUSAAllocator()
+
+
+def _musa_getAllocator():
+    """The native caching allocator (one object, as the real binding returns)."""
+    return _native_allocator
 
 
 class _MUSAPluggableAllocator(_musa_MUSAAllocator):

@@ -7,33 +7,42 @@ _ops = torch.ops.musa_sim
 _observers = []
 
 
-def _stat(current, peak, allocated=0, freed=0):
-    return {"current": current, "peak": peak, "allocated": allocated, "freed": freed}
+# Order of the flat export of caching_model.h (DeviceCache::export_stats).
+_STATS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes", "reserved_bytes",
+          "active_bytes", "inactive_split_bytes", "requested_bytes")
+_POOLS = ("all", "small_pool", "large_pool")
+_FIELDS = ("current", "peak", "allocated", "freed")
+_COUNTERS = ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free")
+
+
+def _flat(device):
+    return _ops.stats(int(device))
 
 
 def memory_stats(device):
-    alloc, peak, reserved, peak_res, n_alloc, n_free, limit, total, ooms = _ops.stats(int(device))
+    """The flat dict of c10::CachingDeviceAllocator::DeviceStats, keyed as
+    torch/csrc/cuda/Module.cpp (memoryStats) keys it: '<stat>.<pool>' -> {current, peak,
+    allocated, freed}, plus the counters."""
+    flat = _flat(device)
     stats = {}
-    for pool in ("all", "large_pool", "small_pool"):
-        z = pool != "all"
-        stats[f"allocated_bytes.{pool}"] = _stat(0 if z else alloc, 0 if z else peak)
-        stats[f"reserved_bytes.{pool}"] = _stat(0 if z else reserved, 0 if z else peak_res)
-        stats[f"active_bytes.{pool}"] = _stat(0 if z else alloc, 0 if z else peak)
-        stats[f"requested_bytes.{pool}"] = _stat(0 if z else alloc, 0 if z else peak)
-        stats[f"allocation.{pool}"] = _stat(0 if z else n_alloc - n_free, 0, 0 if z else n_alloc, 0 if z else n_free)
-        stats[f"segment.{pool}"] = _stat(0, 0)
-        stats[f"active.{pool}"] = _stat(0 if z else n_alloc - n_free, 0)
-        stats[f"inactive_split.{pool}"] = _stat(0, 0)
-        stats[f"inactive_split_bytes.{pool}"] = _stat(0, 0)
-    stats["num_alloc_retries"] = 0
-    stats["num_ooms"] = ooms
+    i = 0
+    for name in _STATS:
+        for pool in _POOLS:
+            stats[f"{name}.{pool}"] = dict(zip(_FIELDS, flat[i:i + 4]))
+            i += 4
+    for name in _COUNTERS:
+        stats[name] = flat[i]
+        i += 1
     stats["num_sync_all_streams"] = 0
-    stats["num_device_alloc"] = n_alloc
-    stats["num_device_free"] = n_free
     stats["max_split_size"] = -1
-    stats["oversize_allocations"] = _stat(0, 0)
-    stats["oversize_segments"] = _stat(0, 0)
+    stats["oversize_allocations"] = dict(zip(_FIELDS, (0, 0, 0, 0)))
+    stats["oversize_segments"] = dict(zip(_FIELDS, (0, 0, 0, 0)))
     return stats
+
+
+def _limit_total(device):
+    flat = _flat(device)
+    return flat[-2], flat[-1]
 
 
 def empty_cache():
@@ -48,8 +57,37 @@ def reset_peak(device):
     _ops.reset_peak(int(device))
 
 
+_STATES = ("inactive", "active_allocated", "active_pending_free")
+
+
+def _segments(device):
+    flat = _ops.segments(int(device))
+    out, i = [], 0
+    while i < len(flat):
+        addr, total, stream, small, n = flat[i:i + 5]
+        i += 5
+        blocks = []
+        for _ in range(n):
+            baddr, size, requested, state = flat[i:i + 4]
+            i += 4
+            blocks.append({"address": baddr, "size": size, "requested_size": requested,
+                           "state": _STATES[state], "frames": []})
+        allocated = sum(b["size"] for b in blocks if b["state"] == "active_allocated")
+        active = sum(b["size"] for b in blocks if b["state"] != "inactive")
+        out.append({"device": int(device), "address": addr, "total_size": total, "stream": stream,
+                    "segment_type": "small" if small else "large", "segment_pool_id": (0, 0),
+                    "allocated_size": allocated, "active_size": active,
+                    "requested_size": sum(b["requested_size"] for b in blocks),
+                    "is_expandable": False, "frames": [], "blocks": blocks})
+    return out
+
+
 def snapshot():
-    return {"segments": [], "device_traces": [[] for _ in range(config().device_count)],
+    """Layout of torch.cuda.memory._snapshot() (segments, device_traces, allocator_settings).
+    History recording is not simulated, so device_traces stay empty."""
+    n = config().device_count
+    segs = [s for d in range(n) for s in _segments(d)]
+    return {"segments": segs, "device_traces": [[] for _ in range(n)],
             "allocator_settings": {"PYTORCH_MUSA_ALLOC_CONF": ""}}
 
 
@@ -61,8 +99,10 @@ def set_fraction(fraction, device):
 
 
 def mem_get_info(device):
-    alloc, peak, reserved, peak_res, n_alloc, n_free, limit, total, ooms = _ops.stats(int(device))
-    return (max(0, limit - reserved), total)
+    # musaMemGetInfo reports the driver's view: what the process has reserved is used.
+    stats = memory_stats(device)
+    limit, total = _limit_total(device)
+    return (max(0, total - stats["reserved_bytes.all"]["current"]), total)
 
 
 def attach_oom_observer(callback):

@@ -129,21 +129,104 @@ def max_memory_reserved(device: Union[Device, int] = None) -> int:
     return memory_stats(device=device).get("reserved_bytes.all.peak", 0)
 
 
+def _snapshot(device: Union[Device, int] = None):
+    # torch_musa/core/memory.py:326 (manifest); the dict layout is torch.cuda.memory._snapshot's.
+    return _MUSAC._musa_memorySnapshot()
+
+
 def memory_snapshot():
+    # torch_musa/core/memory.py:369: takes no arguments (torch.cuda's takes mempool_id).
     return _MUSAC._musa_memorySnapshot()["segments"]
 
 
+def _format_size(sz, pref_sz):
+    prefixes = ["B  ", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    prefix = prefixes[0]
+    for new_prefix in prefixes[1:]:
+        if pref_sz < 768 * 1024:
+            break
+        prefix = new_prefix
+        sz //= 1024
+        pref_sz /= 1024
+    return f"{sz:6d} {prefix}"
+
+
+def _format_count(cnt, pref_cnt):
+    prefixes = [" ", "K", "M"]
+    prefix = prefixes[0]
+    for new_prefix in prefixes[1:]:
+        if pref_cnt < 750 * 1000:
+            break
+        prefix = new_prefix
+        cnt //= 1000
+        pref_cnt /= 1000
+    return f"{cnt:7d} {prefix} "
+
+
 def memory_summary(device: Union[Device, int] = None, abbreviated: bool = False) -> str:
+    """torch_musa/core/memory.py:377 is torch.cuda.memory_summary with MUSA wording; the table
+    layout below is that function's (torch/cuda/memory.py, memory_summary)."""
     device = _dev(device)
     stats = memory_stats(device=device)
-    lines = ["=" * 75, f" PyTorch MUSA memory summary (simulated), device ID {device:<17d} ", "=" * 75]
-    for key in ("allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes"):
-        cur = stats.get(f"{key}.all.current", 0)
-        peak = stats.get(f"{key}.all.peak", 0)
-        lines.append(f" {key:<24s} | current {cur:>14d} B | peak {peak:>14d} B")
-    lines.append(f" num_ooms: {stats.get('num_ooms', 0)}")
+    metrics_to_display = [
+        ("allocated_bytes", "Allocated memory", _format_size),
+        ("active_bytes", "Active memory", _format_size),
+        ("requested_bytes", "Requested memory", _format_size),
+        ("reserved_bytes", "GPU reserved memory", _format_size),
+        ("inactive_split_bytes", "Non-releasable memory", _format_size),
+        ("allocation", "Allocations", _format_count),
+        ("active", "Active allocs", _format_count),
+        ("segment", "GPU reserved segments", _format_count),
+        ("inactive_split", "Non-releasable allocs", _format_count),
+    ]
+    lines = []
     lines.append("=" * 75)
-    return "\n".join(lines) + "\n"
+    lines.append(" {_:16} PyTorch MUSA memory summary, device ID {device:<17d} ")
+    lines.append("-" * 75)
+    lines.append("  {_:9} MUSA OOMs: {num_ooms:<12d} | {_:6} musaMalloc retries: {num_alloc_retries:<8d}  ")
+    lines.append("=" * 75)
+    lines.append("        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ")
+    for metric_key, metric_name, formatter in metrics_to_display:
+        lines.append("-" * 75)
+        submetrics = [("all", metric_name)]
+        if not abbreviated:
+            submetrics.append(("large_pool", "      from large pool"))
+            submetrics.append(("small_pool", "      from small pool"))
+        current_prefval, peak_prefval, allocated_prefval, freed_prefval = None, None, None, None
+        for submetric_key, submetric_name in submetrics:
+            prefix = metric_key + "." + submetric_key + "."
+            current = stats.get(prefix + "current", 0)
+            peak = stats.get(prefix + "peak", 0)
+            allocated = stats.get(prefix + "allocated", 0)
+            freed = stats.get(prefix + "freed", 0)
+            if current_prefval is None:
+                current_prefval, peak_prefval = current, peak
+                allocated_prefval, freed_prefval = allocated, freed
+            lines.append(
+                f" {submetric_name:<21} | {formatter(current, current_prefval)} | "
+                f"{formatter(peak, peak_prefval)} | {formatter(allocated, allocated_prefval)} | "
+                f"{formatter(freed, freed_prefval)} ")
+    metrics_to_display = [
+        ("oversize_allocations", "Oversize allocations", _format_count),
+        ("oversize_segments", "Oversize GPU segments", _format_count),
+    ]
+    for metric_key, metric_name, formatter in metrics_to_display:
+        lines.append("-" * 75)
+        prefix = metric_key + "."
+        current = stats.get(prefix + "current", 0)
+        peak = stats.get(prefix + "peak", 0)
+        allocated = stats.get(prefix + "allocated", 0)
+        freed = stats.get(prefix + "freed", 0)
+        lines.append(
+            f" {metric_name:<21} | {formatter(current, current)} | {formatter(peak, peak)} | "
+            f"{formatter(allocated, allocated)} | {formatter(freed, freed)} ")
+    lines.append("=" * 75)
+    fmt_dict = {"_": "", "device": device}
+    for k, v in stats.items():
+        fmt_dict[k.replace(".", "-")] = v
+    fmt_dict["num_ooms"] = stats.get("num_ooms", 0)
+    fmt_dict["num_alloc_retries"] = stats.get("num_alloc_retries", 0)
+    return "|" + "|\n|".join(lines).format(**fmt_dict) + "|\n"
 
 
 def mem_get_info(device: Union[Device, int] = None) -> Tuple[int, int]:
@@ -168,6 +251,11 @@ class _MUSAAllocator:
 class MUSAPluggableAllocator(_MUSAAllocator):
     def __init__(self, path_to_so_file: str, alloc_fn_name: str, free_fn_name: str):
         raise RuntimeError("MUSAPluggableAllocator is not simulated by torchada.testing")
+
+
+def _get_current_allocator() -> _MUSAAllocator:
+    # torch_musa/core/memory.py:617 (manifest).
+    return _MUSAAllocator(_MUSAC._musa_getAllocator())
 
 
 def change_current_allocator(allocator: _MUSAAllocator) -> None:
