@@ -14,6 +14,8 @@
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/copy_ops.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
@@ -245,29 +247,86 @@ struct PinnedAllocator final : c10::Allocator {
 PinnedAllocator g_pinned_alloc;
 
 // ---------------------------------------------------------------- generators
-// A CPU generator whose device reads as musa.  While a CPU kernel runs for a
-// musa op the fallback flips it to CPU so check_generator<CPUGeneratorImpl>
-// accepts it, then flips it back.
+// The musa generator keeps a Philox-style state, (seed, offset), as
+// at::cuda::CUDAGeneratorImpl does (aten/src/ATen/cuda/CUDAGeneratorImpl.cpp
+// get_state/set_state: 16 bytes, seed then offset); torch_musa's MUSAGeneratorImpl is a
+// port of it (line: unknown).  Each random kernel draws from a CPU mt19937 seeded
+// from (seed, offset), then the offset advances: results depend only on the state,
+// so a state saved from a CUDA checkpoint restores, and the CPU generator is never
+// touched.  While a CPU kernel runs for a musa op the fallback flips the generator to
+// CPU so check_generator<CPUGeneratorImpl> accepts it, then flips it back.
 struct MusaGenerator final : at::CPUGeneratorImpl {
+  static constexpr uint64_t kOffsetStep = 4;  // Philox offsets move in multiples of 4
   explicit MusaGenerator(DeviceIndex d) : at::CPUGeneratorImpl(67280421310721ULL) {
     device_ = c10::Device(kMusa, d);
     key_set_ = c10::DispatchKeySet(c10::DispatchKey::PrivateUse1);
+    seed_ = 67280421310721ULL;
   }
   void as_cpu(bool on) {
+    if (on) {
+      // splitmix64 of (seed, offset): a fresh stream per kernel launch.
+      uint64_t z = seed_ ^ (offset_ * 0x9E3779B97F4A7C15ULL);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      at::CPUGeneratorImpl::set_current_seed(z ^ (z >> 31));
+    } else {
+      offset_ += kOffsetStep;
+    }
     device_ = on ? c10::Device(c10::kCPU) : c10::Device(kMusa, idx());
     key_set_ = c10::DispatchKeySet(on ? c10::DispatchKey::CPU : c10::DispatchKey::PrivateUse1);
+  }
+  void set_current_seed(uint64_t seed) override {
+    seed_ = seed;
+    offset_ = 0;
+  }
+  uint64_t current_seed() const override {
+    return seed_;
+  }
+  uint64_t seed() override {
+    auto s = c10::detail::getNonDeterministicRandom(true);
+    set_current_seed(s);
+    return s;
+  }
+  void set_offset(uint64_t offset) override {
+    offset_ = offset;
+  }
+  uint64_t get_offset() const override {
+    return offset_;
+  }
+  c10::intrusive_ptr<c10::TensorImpl> get_state() const override {
+    auto t = at::detail::empty_cpu({16}, c10::ScalarType::Byte, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+    auto* p = t.data_ptr<uint8_t>();
+    int64_t off = int64_t(offset_);
+    std::memcpy(p, &seed_, 8);
+    std::memcpy(p + 8, &off, 8);
+    return t.getIntrusivePtr();
+  }
+  void set_state(const c10::TensorImpl& new_state) override {
+    at::detail::check_rng_state(new_state);
+    auto n = new_state.numel();
+    // CUDAGeneratorImpl::set_state accepts the old seed-only layout too.
+    TORCH_CHECK(n == 16 || n == 8, "RNG state is wrong size");
+    auto* p = static_cast<const uint8_t*>(new_state.data());
+    uint64_t seed;
+    int64_t off = 0;
+    std::memcpy(&seed, p, 8);
+    if (n == 16) std::memcpy(&off, p + 8, 8);
+    seed_ = seed;
+    offset_ = uint64_t(off);
   }
   DeviceIndex idx() const {
     return home_;
   }
   DeviceIndex home_ = 0;
+  uint64_t seed_ = 0;
+  uint64_t offset_ = 0;
 
  private:
   MusaGenerator* clone_impl() const override {
     auto* g = new MusaGenerator(home_);
     g->home_ = home_;
-    g->set_current_seed(this->current_seed());
-    g->set_state(*this->get_state());
+    g->seed_ = seed_;
+    g->offset_ = offset_;
     return g;
   }
 };
@@ -649,7 +708,12 @@ void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target
     MusaGenerator* g = nullptr;
     if (iv.isGenerator()) {
       auto gen = iv.toGenerator();
-      if (gen.device().type() == kMusa) g = gen.get<MusaGenerator>();
+      if (gen.device().type() == kMusa) {
+        g = gen.get<MusaGenerator>();
+      } else if (ctx.dev) {
+        // as check_generator<CUDAGeneratorImpl> refuses a CPU generator on the device
+        TORCH_CHECK(false, "Expected a 'musa' device type for generator but found '", gen.device().type(), "'");
+      }
     } else if (iv.isNone() && is_optional_generator(args[i])) {
       DeviceIndex d = ctx.dev ? ctx.dev->index() : t_current_device;
       iv = c10::IValue(default_generator(d));
@@ -765,7 +829,23 @@ void record_stream_musa(at::Tensor& self, c10::Stream s) {
   record_data_ptr_stream(self.storage().data_ptr(), s.id());
 }
 
+// native_dropout has no generator argument, so the CPU kernel would draw from the CPU
+// generator; the device kernel draws from the device's own (aten/src/ATen/native/cuda/
+// Dropout.cu for CUDA).  Same arithmetic as native_dropout_cpu (native/Dropout.cpp).
+std::tuple<at::Tensor, at::Tensor> native_dropout_musa(const at::Tensor& input, double p, std::optional<bool> train) {
+  if (input.numel() == 0) return std::make_tuple(input, at::empty_like(input, input.options()));
+  if (train.has_value() && !*train) {
+    return std::make_tuple(input.clone(), at::ones_like(input, input.options().dtype(at::kBool)));
+  }
+  double p1m = 1. - p;
+  double scale = p1m == 0 ? 0. : 1. / p1m;
+  at::Tensor mask = at::empty_like(input, input.options().dtype(at::kBool));
+  mask.bernoulli_(p1m);
+  return std::make_tuple(input.mul(mask).mul_(scale), mask);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("native_dropout", native_dropout_musa);
   m.impl("empty.memory_format", empty_memory_format);
   m.impl("empty_strided", empty_strided);
   m.impl("as_strided", at::native::as_strided_tensorimpl);
