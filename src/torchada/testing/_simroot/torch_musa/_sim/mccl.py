@@ -11,7 +11,41 @@ _METHODS = (
     "allgather_coalesced", "allgather_into_tensor_coalesced", "reduce_scatter",
     "_reduce_scatter_base", "reduce_scatter_tensor_coalesced", "reduce", "gather", "scatter",
     "alltoall_base", "alltoall", "barrier", "send", "recv", "recv_anysource", "monitored_barrier",
+    # torch >= 2.13 names of the single-tensor collectives
+    "all_gather_single", "all_gather_single_coalesced", "reduce_scatter_single",
+    "reduce_scatter_single_coalesced", "all_to_all_single",
 )
+# When gloo lacks a newer name, the older binding with the same arguments does the work.
+_OLDER = {"all_gather_single": ("_allgather_base",), "reduce_scatter_single": ("_reduce_scatter_base",),
+          "all_to_all_single": ("alltoall_base",),
+          "all_gather_single_coalesced": ("allgather_into_tensor_coalesced",),
+          "reduce_scatter_single_coalesced": ("reduce_scatter_tensor_coalesced",),
+          "allgather_into_tensor_coalesced": ()}
+# Coalesced forms gloo lacks run as one single-tensor call per pair (same results).
+_PAIRWISE = {"all_gather_single_coalesced": ("all_gather_single", "_allgather_base"),
+             "allgather_into_tensor_coalesced": ("all_gather_single", "_allgather_base"),
+             "reduce_scatter_single_coalesced": ("reduce_scatter_single", "_reduce_scatter_base"),
+             "reduce_scatter_tensor_coalesced": ("reduce_scatter_single", "_reduce_scatter_base")}
+
+
+def _resolve(gloo, name):
+    for candidate in (name, *_OLDER.get(name, ())):
+        target = getattr(gloo, candidate, None)
+        if target is not None:
+            return target
+    if name in _PAIRWISE:
+        single = next(getattr(gloo, n) for n in _PAIRWISE[name] if hasattr(gloo, n))
+
+        def pairwise(outputs, inputs, opts=None):
+            work = None
+            for out, inp in zip(outputs, inputs):
+                if work is not None:
+                    work.wait()
+                work = single(out, inp, opts) if opts is not None else single(out, inp)
+            return work
+
+        return pairwise
+    raise AttributeError(f"mccl (simulated over gloo): no gloo operation for {name}")
 
 
 def _cpu(x):
@@ -24,7 +58,8 @@ def _cpu(x):
 
 def _forward(name):
     def method(self, *args, **kwargs):
-        return getattr(self._gloo, name)(*[_cpu(a) for a in args], **{k: _cpu(v) for k, v in kwargs.items()})
+        target = _resolve(self._gloo, name)
+        return target(*[_cpu(a) for a in args], **{k: _cpu(v) for k, v in kwargs.items()})
 
     method.__name__ = name
     return method
@@ -38,12 +73,31 @@ class _SimProcessGroupMCCL(dist.ProcessGroup):
     def getBackendName(self):
         return "mccl"
 
+    # The real ProcessGroupMCCL is a c10d Backend (torch_musa/csrc/distributed/Register.cpp) that
+    # torch wraps in a ProcessGroup, which keeps the group name in its backends.  This Python
+    # ProcessGroup has no C++ backends, so it keeps the name itself (DeviceMesh reads it).
+    def _set_group_name(self, name):
+        self._sim_group_name = name
+
+    @property
+    def group_name(self):
+        return getattr(self, "_sim_group_name", "")
+
+    def _set_group_desc(self, desc):
+        self._sim_group_desc = desc
+
+    @property
+    def group_desc(self):
+        return getattr(self, "_sim_group_desc", "")
+
     @property
     def options(self):
         return self._gloo.options
 
 
 for _name in _METHODS:
+    if not hasattr(dist.ProcessGroup, _name):
+        continue  # this torch does not call it
     setattr(_SimProcessGroupMCCL, _name, _forward(_name))
 
 
