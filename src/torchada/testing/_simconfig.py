@@ -13,20 +13,48 @@ from dataclasses import dataclass, field
 
 MAX_DEVICES = 16
 
-# Known vendor defects and the releases that have them.  The predicates take a
-# packaging Version of torch_musa.__version__.
+# Modelled vendor defects: each names its evidence and the releases it applies to.  The
+# predicates take a packaging Version of the simulated torch_musa release.  A defect with
+# no evidenced release is off by default; TORCHADA_SIM_DEFECTS=+NAME turns it on for tests
+# of the fix.  docs/simulator.md ("Defects") has the same table.
 DEFECTS = {
-    # mm/bmm with out_dtype= write zeros / wrong values (2.11.0.post1 only).
+    # mm/bmm with out_dtype= write zeros / wrong values.  Evidence: issue 11 (fix needed
+    # below torch_musa 2.13.0, decided by a runtime probe); the wrong values are modelled for
+    # 2.11.0.post1 only, the release the seed's fix table names.  Other releases: unknown.
     "mm_out_dtype": lambda v: v.release[:3] == (2, 11, 0) and v.post == 1,
-    # torch.accelerator memory APIs raise before 2.11.0.post2.
+    # torch.accelerator memory APIs raise.  Evidence: the seed's fix range (< 2.11.0.post2),
+    # restated in issue 07.
     "accelerator_memory": lambda v: v < _V("2.11.0.post2"),
-    # In-place log_ has no float64 kernel.  Releases affected: unknown, assumed all (guess).
-    "log_f64_inplace": lambda v: True,
-    # About 2048 live graph executables per process.  Assumed all releases (guess).
+    # In-place float64 log_ has no kernel.  Evidence: issue 11 (fix range < 2.11.0.post2);
+    # 2.7.1 is excluded because its log_ goes through muDNN, which takes Double (issue 06's
+    # reading of the 2.7.1 source).  Releases between: assumed affected (the fix range).
+    "log_f64_inplace": lambda v: _V("2.7.1") < v < _V("2.11.0.post2"),
+    # About 2048 live graph executables per process: a driver limit, so every release.
+    # Evidence: issue 10 (the serving-depth limit it describes).
     "graph_exec_cap": lambda v: True,
-    # isfinite synchronises the device (so it raises during graph capture).  Assumed all (guess).
-    "blocking_isfinite": lambda v: True,
+    # isfinite synchronising the device.  No release evidenced: in 2.7.1 isfinite is the
+    # ATen composite (issue 06).  Off unless switched on.
+    "blocking_isfinite": lambda v: False,
 }
+
+# The public torch_musa 2.7.1 runs on torch 2.7.1; on another torch series the simulated
+# release defaults to one built for that series, so the program sees no "built against
+# another torch" warning.  TORCHADA_SIM_TORCH_MUSA_VERSION=2.7.1 keeps 2.7.1 selectable.
+PUBLIC_RELEASE = "2.7.1"
+
+
+def default_release() -> str:
+    import torch
+
+    base = _V(torch.__version__).release
+    if base[:2] == (2, 7):
+        return PUBLIC_RELEASE
+    return f"{base[0]}.{base[1]}.0"
+
+
+def built_against(release: str) -> str:
+    """The torch version a torch_musa release is built for (its base version)."""
+    return _V(release).base_version
 
 
 def _V(s):
@@ -62,11 +90,12 @@ def parse_size(text: str) -> int:
 class SimConfig:
     physical_count: int = 2
     visible: list = field(default_factory=lambda: [0, 1])
-    name: str = "MTT S4000"
+    # The seed's tuned data (fused-MoE configs) target the S5000; its arch: unknown (3.1 guessed).
+    name: str = "MTT S5000"
     total_memory: int = 48 << 30
-    capability: tuple = (2, 2)
+    capability: tuple = (3, 1)
     multi_processor_count: int = 48
-    torch_musa_version: str = "2.7.1"
+    torch_musa_version: str = ""
     musa_version: str = "4030"
     defects: frozenset = frozenset()
     graph_exec_cap: int = 2048
@@ -113,6 +142,7 @@ def _parse_defects(text: str | None, version) -> frozenset:
 @functools.lru_cache(maxsize=None)
 def config() -> SimConfig:
     c = SimConfig()
+    c.torch_musa_version = default_release()
     raw = _env("TORCHADA_SIM_DEVICE_COUNT")
     if raw is not None:
         try:
@@ -154,7 +184,7 @@ def config() -> SimConfig:
         if m:
             c.capability = (int(m.group(1)), int(m.group(2)))
         else:
-            _warn("TORCHADA_SIM_CAPABILITY", raw, "MAJOR.MINOR, e.g. 2.2 or 3.1", "2.2")
+            _warn("TORCHADA_SIM_CAPABILITY", raw, "MAJOR.MINOR, e.g. 2.2 or 3.1", "3.1")
     raw = _env("TORCHADA_SIM_TORCH_MUSA_VERSION")
     version = _V(c.torch_musa_version)
     if raw is not None:
@@ -162,7 +192,8 @@ def config() -> SimConfig:
             version = _V(raw.strip())
             c.torch_musa_version = raw.strip()
         except Exception:
-            _warn("TORCHADA_SIM_TORCH_MUSA_VERSION", raw, "a PEP 440 version like 2.7.1 or 2.11.0.post2", "2.7.1")
+            _warn("TORCHADA_SIM_TORCH_MUSA_VERSION", raw, "a PEP 440 version like 2.7.1 or 2.11.0.post2",
+                  c.torch_musa_version)
     raw = _env("TORCHADA_SIM_MUSA_VERSION")
     if raw is not None:
         if raw.strip().isdigit():

@@ -829,6 +829,14 @@ void record_stream_musa(at::Tensor& self, c10::Stream s) {
   record_data_ptr_stream(self.storage().data_ptr(), s.id());
 }
 
+// Ops whose CUDA kernels wait for the device to learn an output size
+// (aten/src/ATen/native/cuda/Nonzero.cu, IndexKernel.cu masked_select): during graph
+// capture the driver refuses the wait.  For MUSA the same is assumed (unknown).
+void syncing_op(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  check_not_capturing(op.schema().name().c_str());
+  run_on_cpu(op, op, stack);
+}
+
 // native_dropout has no generator argument, so the CPU kernel would draw from the CPU
 // generator; the device kernel draws from the device's own (aten/src/ATen/native/cuda/
 // Dropout.cu for CUDA).  Same arithmetic as native_dropout_cpu (native/Dropout.cpp).
@@ -846,6 +854,8 @@ std::tuple<at::Tensor, at::Tensor> native_dropout_musa(const at::Tensor& input, 
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout", native_dropout_musa);
+  m.impl("nonzero", torch::CppFunction::makeFromBoxedFunction<&syncing_op>());
+  m.impl("masked_select", torch::CppFunction::makeFromBoxedFunction<&syncing_op>());
   m.impl("empty.memory_format", empty_memory_format);
   m.impl("empty_strided", empty_strided);
   m.impl("as_strided", at::native::as_strided_tensorimpl);

@@ -73,6 +73,12 @@ def _musa_init():
     mod = sys.modules["torch_musa"]
     from torch_musa._sim import devprops
 
+    if not getattr(_musa_init, "_fork_hooked", False):
+        import os
+
+        os.register_at_fork(after_in_child=_mark_bad_fork)
+        _musa_init._fork_hooked = True
+
     mod.has_half = True
     gens = []
     for i in range(_cfg.device_count):
@@ -87,8 +93,17 @@ def _musa_register_device_hook():
     return None
 
 
+_bad_fork = [False]
+
+
+def _mark_bad_fork():
+    _bad_fork[0] = True
+
+
 def _musa_isInBadFork():
-    return False
+    # torch/csrc/cuda/Module.cpp poison_fork (ported by torch_musa's Module.cpp, line unknown):
+    # once the device is initialised, a forked child may not use it.
+    return _bad_fork[0]
 
 
 def _musa_getArchFlags():

@@ -15,12 +15,16 @@ try:
 except ImportError:
     pass
 
-TORCH_MIN_VERSION = "2.7.1"
+from torchada.testing._simconfig import built_against as _built_against, config as _simcfg  # noqa: E402
+
+# The real package pins the torch it was built against (2.7.1 for the public release); the
+# simulated release's base version plays that role (docs/simulator.md, "Releases").
+TORCH_MIN_VERSION = _built_against(_simcfg().torch_musa_version)
 TORCH_VERSION = Version(torch.__version__).base_version
 
 # 1. torch version gate (the warning text is a guess; the condition is the real one).
-if Version(TORCH_VERSION) < Version(TORCH_MIN_VERSION):
-    raise RuntimeError(f"torch_musa requires torch>={TORCH_MIN_VERSION}, but torch {torch.__version__} is installed")
+if Version(TORCH_VERSION) < Version("2.7.1"):
+    raise RuntimeError(f"torch_musa requires torch>=2.7.1, but torch {torch.__version__} is installed")
 if TORCH_MIN_VERSION not in torch.__version__:
     warnings.warn(f"torch_musa was built against torch {TORCH_MIN_VERSION}, but torch {torch.__version__} "
                   "is installed; some features may not work.", UserWarning, stacklevel=2)

@@ -76,6 +76,10 @@ class _MUSAGraph:
 
         if capture_error_mode not in ("global", "thread_local", "relaxed"):
             raise RuntimeError(f"Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got {capture_error_mode}")
+        # c10/cuda CUDAGraph::capture_begin (torch_musa's MUSAGraph.cpp ports it; line unknown)
+        if self._calls is not None:
+            raise RuntimeError("This MUSAGraph instance already owns a captured graph. "
+                               "To capture a new graph, create a new instance.")
         dev = _MUSAC._musa_getDevice()
         sid = int(_ops.get_stream(dev))
         if sid == 0:
@@ -94,6 +98,10 @@ class _MUSAGraph:
 
         if self._recorder is None:
             raise RuntimeError("Called MUSAGraph::capture_end without a preceding capture_begin")
+        # CUDAGraph::capture_end: "Capture must end on the same stream it began on."
+        dev = _MUSAC._musa_getDevice()
+        if (dev, int(_ops.get_stream(dev))) != self._key:
+            raise RuntimeError("Capture must end on the same stream it began on.")
         self._recorder.__exit__(None, None, None)
         _MUSAC._capturing_streams.discard(self._key)
         _ops.set_capturing(bool(_MUSAC._capturing_streams))
