@@ -72,10 +72,24 @@ def simulator_root():
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "torchada", "testing", "_simroot")
 
 
+def _search_dirs():
+    """sys.path, then the site directories site adds after the .pth files already read:
+    in a --system-site-packages venv the base site-packages joins sys.path only after the
+    venv's own .pth files ran."""
+    dirs = list(sys.path)
+    site = sys.modules.get("site")
+    if site is not None and hasattr(site, "getsitepackages"):
+        try:
+            dirs += [d for d in site.getsitepackages() if d not in dirs]
+        except Exception:  # a replaced or embedded site module
+            pass
+    return dirs
+
+
 def real_torch_musa_entry():
     """The sys.path entry holding an installed torch_musa, or None (stat only, no import)."""
     sim = simulator_root()
-    for entry in sys.path:
+    for entry in _search_dirs():
         if not entry or not isinstance(entry, str) or os.path.abspath(entry) == sim:
             continue
         try:

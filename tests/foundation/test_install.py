@@ -102,3 +102,35 @@ def test_sitecustomize_hook_activates_and_chains(tmp_path):
             "sum(type(f).__name__ == 'TorchadaFinder' for f in sys.meta_path))")
     out = subprocess.run([sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["musa", "True", "1"], out.stderr
+
+
+SYSTEM_SITE_VENV = r"""
+import site, sys
+venv, base = sys.argv[1], sys.argv[2]
+# What site.main() does in a venv made with --system-site-packages: site.venv() puts the venv
+# prefix first and the base prefix after it, then addsitepackages() reads the venv's .pth files
+# before the base site-packages (where the vendor image's torch_musa lives) joins sys.path.
+site.PREFIXES[:] = [venv, base]
+site.addsitepackages(set(), site.PREFIXES)
+import torchada_boot
+print((torchada_boot.decision or ("None",))[0])
+"""
+
+
+def test_system_site_packages_venv_sees_the_base_torch_musa(tmp_path):
+    rel = Path("lib") / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
+    venv_site, base_site = tmp_path / "venv" / rel, tmp_path / "base" / rel
+    venv_site.mkdir(parents=True)
+    (base_site / "torch_musa").mkdir(parents=True)
+    (base_site / "torch_musa" / "__init__.py").write_text("")
+    # our install in the venv: the source tree on the path (a .pth read first), then the hook
+    (venv_site / "a_torchada_src.pth").write_text(str(ROOT / "src") + "\n")
+    (venv_site / "torchada_autoload.pth").write_text((ROOT / "torchada_autoload.pth").read_text())
+    args = [sys.executable, "-S", "-c", SYSTEM_SITE_VENV, str(tmp_path / "venv"), str(tmp_path / "base")]
+    out = subprocess.run(args, env=clean_env(), capture_output=True, text=True)
+    assert out.stdout.split() == ["musa"], out.stdout + out.stderr
+    # Control: the same venv without the base prefix (no system site-packages) stays off.
+    (base_site / "torch_musa" / "__init__.py").unlink()
+    (base_site / "torch_musa").rmdir()
+    out = subprocess.run(args, env=clean_env(), capture_output=True, text=True)
+    assert out.stdout.split() == ["None"], out.stdout + out.stderr

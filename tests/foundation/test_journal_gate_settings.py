@@ -77,3 +77,29 @@ def test_disabled_areas_parsing(monkeypatch, caplog):
     assert len(caplog.records) == 1
     message = caplog.records[0].getMessage()
     assert "'nope'" in message and "'bad-name'" in message and "valid names" in message
+
+
+PROPMODULE = r"""
+import sys, torch.backends.cudnn
+from torchada._core.journal import Journal
+cudnn = sys.modules["torch.backends.cudnn"]
+assert type(cudnn).__name__ != "module", type(cudnn)        # torch's PropModule, a ModuleType subclass
+original = cudnn.is_available                                # forwarded to the wrapped module
+j = Journal("probe")
+j.setattr(cudnn, "is_available", lambda: True)
+assert cudnn.is_available() is True
+j.revert()
+assert "is_available" not in cudnn.__dict__, "stale attribute left on the PropModule"
+assert cudnn.is_available is original
+print("OK")
+"""
+
+
+def test_journal_revert_on_a_module_subclass_leaves_nothing_behind():
+    import subprocess
+    import sys
+
+    from tests.conftest import clean_env
+
+    out = subprocess.run([sys.executable, "-c", PROPMODULE], env=clean_env(), capture_output=True, text=True)
+    assert out.stdout.strip() == "OK", out.stdout + out.stderr

@@ -1,5 +1,7 @@
 """One journal for every write an area makes, so a half-applied area rolls back whole."""
 
+import types
+
 _MISSING = object()
 
 
@@ -40,8 +42,10 @@ class Journal:
 
 
 def _has_dict(owner):
-    # Classes and modules: look in their own __dict__ so inherited attributes are not copied down.
-    return isinstance(owner, type) or type(owner).__name__ == "module"
+    # Classes and modules (ModuleType subclasses included, e.g. torch's PropModule behind
+    # torch.backends.cudnn): look in their own __dict__ so inherited or forwarded attributes
+    # are not copied down, and revert deletes what was not there.
+    return isinstance(owner, (type, types.ModuleType))
 
 
 def _restore_attr(owner, name, old):

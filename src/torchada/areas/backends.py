@@ -87,11 +87,7 @@ def apply(journal):
     if hasattr(mudnn, "version"):
         public["version"] = mudnn.version
     for name, value in public.items():
-        if cudnn is inner:
-            journal.setattr(inner, name, value)
-        else:
-            journal.on_revert(lambda n=name: cudnn.__dict__.pop(n, None))
-            journal.setattr(cudnn, name, value)
+        journal.setattr(cudnn, name, value)
 
     def _get(self):
         return mudnn.allow_tf32
