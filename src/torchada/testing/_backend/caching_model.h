@@ -96,7 +96,6 @@ inline int64_t allocation_size(int64_t size) {
 
 class DeviceCache {
  public:
-  DeviceStats stats;
   int64_t limit = int64_t(48) << 30;  // bytes the process may reserve (memory fraction)
   int64_t total = int64_t(48) << 30;
 
@@ -210,19 +209,22 @@ class DeviceCache {
     stats.num_device_alloc = stats.num_device_free = 0;
   }
 
-  int64_t reserved() {
+  // A consistent copy of every counter (the OOM message, torch.accelerator and
+  // memory_stats all read through it).
+  DeviceStats snapshot() {
     std::lock_guard<std::mutex> g(mu_);
-    return stats.reserved_bytes[kAll].current;
+    return stats;
   }
 
-  // Flat export: 9 stats x 3 pools x (current, peak, allocated, freed), then counters.
+  // Flat export for Python: 9 stats x 3 pools x (current, peak, allocated, freed), then
+  // the counters, limit and total.
   std::vector<int64_t> export_stats() {
-    std::lock_guard<std::mutex> g(mu_);
+    DeviceStats st = snapshot();
     std::vector<int64_t> out;
-    for (auto* arr : stats.all())
+    for (auto* arr : st.all())
       for (auto& s : *arr) out.insert(out.end(), {s.current, s.peak, s.allocated, s.freed});
-    out.insert(out.end(), {stats.num_alloc_retries, stats.num_ooms, stats.num_device_alloc,
-                           stats.num_device_free, limit, total});
+    out.insert(out.end(), {st.num_alloc_retries, st.num_ooms, st.num_device_alloc,
+                           st.num_device_free, limit, total});
     return out;
   }
 
@@ -342,6 +344,7 @@ class DeviceCache {
   }
 
   std::mutex mu_;
+  DeviceStats stats;
   std::set<Block*, Cmp> small_free_, large_free_;
   std::set<Block*> live_;
   std::vector<Block*> deferred_;

@@ -82,9 +82,9 @@ cache::Block* account_alloc(DeviceIndex d, int64_t n) {
   int64_t stream = t_current_stream[d];
   cache::Block* b = c.malloc(n, stream);
   if (b == nullptr) {
-    auto st = c.export_stats();
-    int64_t reserved = c.reserved();
-    int64_t allocated = c.stats.allocated_bytes[cache::kAll].current;
+    cache::DeviceStats st = c.snapshot();
+    int64_t reserved = st.reserved_bytes[cache::kAll].current;
+    int64_t allocated = st.allocated_bytes[cache::kAll].current;
     std::ostringstream msg;
     msg << "MUSA out of memory. Tried to allocate " << (cache::round_size(n) >> 20)
         << " MiB. GPU " << int(d) << " has a total capacity of " << (c.total >> 20)
@@ -174,29 +174,28 @@ struct DevAllocator final : c10::DeviceAllocator {
   }
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(DeviceIndex d) override {
     c10::CachingDeviceAllocator::DeviceStats st;
-    auto flat = g_cache[d].export_stats();
-    auto fill = [&](c10::CachingDeviceAllocator::StatArray& arr, int which) {
+    cache::DeviceStats m = g_cache[d].snapshot();
+    auto copy = [](c10::CachingDeviceAllocator::StatArray& to, const cache::StatArray& from) {
       for (int p = 0; p < 3; ++p) {
-        auto* v = &flat[(which * 3 + p) * 4];
-        arr[p].current = v[0];
-        arr[p].peak = v[1];
-        arr[p].allocated = v[2];
-        arr[p].freed = v[3];
+        to[p].current = from[p].current;
+        to[p].peak = from[p].peak;
+        to[p].allocated = from[p].allocated;
+        to[p].freed = from[p].freed;
       }
     };
-    fill(st.allocation, 0);
-    fill(st.segment, 1);
-    fill(st.active, 2);
-    fill(st.inactive_split, 3);
-    fill(st.allocated_bytes, 4);
-    fill(st.reserved_bytes, 5);
-    fill(st.active_bytes, 6);
-    fill(st.inactive_split_bytes, 7);
-    fill(st.requested_bytes, 8);
-    st.num_alloc_retries = flat[108];
-    st.num_ooms = flat[109];
-    st.num_device_alloc = flat[110];
-    st.num_device_free = flat[111];
+    copy(st.allocation, m.allocation);
+    copy(st.segment, m.segment);
+    copy(st.active, m.active);
+    copy(st.inactive_split, m.inactive_split);
+    copy(st.allocated_bytes, m.allocated_bytes);
+    copy(st.reserved_bytes, m.reserved_bytes);
+    copy(st.active_bytes, m.active_bytes);
+    copy(st.inactive_split_bytes, m.inactive_split_bytes);
+    copy(st.requested_bytes, m.requested_bytes);
+    st.num_alloc_retries = m.num_alloc_retries;
+    st.num_ooms = m.num_ooms;
+    st.num_device_alloc = m.num_device_alloc;
+    st.num_device_free = m.num_device_free;
     return st;
   }
   void resetAccumulatedStats(DeviceIndex d) override {
@@ -207,7 +206,7 @@ struct DevAllocator final : c10::DeviceAllocator {
   }
   std::pair<size_t, size_t> getMemoryInfo(DeviceIndex d) override {
     auto& c = g_cache[d];
-    return {size_t(c.total - c.reserved()), size_t(c.total)};
+    return {size_t(c.total - c.snapshot().reserved_bytes[cache::kAll].current), size_t(c.total)};
   }
 };
 DevAllocator g_dev_alloc;

@@ -16,11 +16,10 @@ _METHODS = (
     "reduce_scatter_single_coalesced", "all_to_all_single",
 )
 # When gloo lacks a newer name, the older binding with the same arguments does the work.
-_OLDER = {"all_gather_single": ("_allgather_base",), "reduce_scatter_single": ("_reduce_scatter_base",),
-          "all_to_all_single": ("alltoall_base",),
-          "all_gather_single_coalesced": ("allgather_into_tensor_coalesced",),
-          "reduce_scatter_single_coalesced": ("reduce_scatter_tensor_coalesced",),
-          "allgather_into_tensor_coalesced": ()}
+_OLDER = {"all_gather_single": "_allgather_base", "reduce_scatter_single": "_reduce_scatter_base",
+          "all_to_all_single": "alltoall_base",
+          "all_gather_single_coalesced": "allgather_into_tensor_coalesced",
+          "reduce_scatter_single_coalesced": "reduce_scatter_tensor_coalesced"}
 # Coalesced forms gloo lacks run as one single-tensor call per pair (same results).
 _PAIRWISE = {"all_gather_single_coalesced": ("all_gather_single", "_allgather_base"),
              "allgather_into_tensor_coalesced": ("all_gather_single", "_allgather_base"),
@@ -28,24 +27,13 @@ _PAIRWISE = {"all_gather_single_coalesced": ("all_gather_single", "_allgather_ba
              "reduce_scatter_tensor_coalesced": ("reduce_scatter_single", "_reduce_scatter_base")}
 
 
-def _resolve(gloo, name):
-    for candidate in (name, *_OLDER.get(name, ())):
-        target = getattr(gloo, candidate, None)
-        if target is not None:
-            return target
-    if name in _PAIRWISE:
-        single = next(getattr(gloo, n) for n in _PAIRWISE[name] if hasattr(gloo, n))
-
-        def pairwise(outputs, inputs, opts=None):
-            work = None
-            for out, inp in zip(outputs, inputs):
-                if work is not None:
-                    work.wait()
-                work = single(out, inp, opts) if opts is not None else single(out, inp)
-            return work
-
-        return pairwise
-    raise AttributeError(f"mccl (simulated over gloo): no gloo operation for {name}")
+def _gloo_name(name):
+    """The ProcessGroupGloo binding that serves ``name`` on this torch, or None."""
+    gloo = getattr(dist, "ProcessGroupGloo", None)
+    for candidate in (name, _OLDER.get(name)):
+        if candidate and gloo is not None and hasattr(gloo, candidate):
+            return candidate
+    return None
 
 
 def _cpu(x):
@@ -57,9 +45,26 @@ def _cpu(x):
 
 
 def _forward(name):
+    # Which gloo binding serves the name is decided once, here, not on every call.
+    direct = _gloo_name(name)
+    single = None if direct else next((n for n in _PAIRWISE.get(name, ()) if _gloo_name(n)), None)
+    if single:
+        single = _gloo_name(single)
+
     def method(self, *args, **kwargs):
-        target = _resolve(self._gloo, name)
-        return target(*[_cpu(a) for a in args], **{k: _cpu(v) for k, v in kwargs.items()})
+        if not (direct or single):
+            raise RuntimeError(f"mccl (simulated over gloo): no gloo operation for {name}")
+        args = [_cpu(a) for a in args]
+        kwargs = {k: _cpu(v) for k, v in kwargs.items()}
+        if direct:
+            return getattr(self._gloo, direct)(*args, **kwargs)
+        run, work = getattr(self._gloo, single), None
+        outputs, inputs, *rest = args
+        for out, inp in zip(outputs, inputs):
+            if work is not None:
+                work.wait()
+            work = run(out, inp, *rest, **kwargs)
+        return work
 
     method.__name__ = name
     return method

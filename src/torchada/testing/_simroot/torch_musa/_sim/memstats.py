@@ -15,15 +15,10 @@ _FIELDS = ("current", "peak", "allocated", "freed")
 _COUNTERS = ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free")
 
 
-def _flat(device):
-    return _ops.stats(int(device))
-
-
-def memory_stats(device):
+def _parse(flat):
     """The flat dict of c10::CachingDeviceAllocator::DeviceStats, keyed as
     torch/csrc/cuda/Module.cpp (memoryStats) keys it: '<stat>.<pool>' -> {current, peak,
-    allocated, freed}, plus the counters."""
-    flat = _flat(device)
+    allocated, freed}, plus the counters.  The export ends with the limit and the total."""
     stats = {}
     i = 0
     for name in _STATS:
@@ -40,9 +35,8 @@ def memory_stats(device):
     return stats
 
 
-def _limit_total(device):
-    flat = _flat(device)
-    return flat[-2], flat[-1]
+def memory_stats(device):
+    return _parse(_ops.stats(int(device)))
 
 
 def empty_cache():
@@ -100,9 +94,9 @@ def set_fraction(fraction, device):
 
 def mem_get_info(device):
     # musaMemGetInfo reports the driver's view: what the process has reserved is used.
-    stats = memory_stats(device)
-    limit, total = _limit_total(device)
-    return (max(0, total - stats["reserved_bytes.all"]["current"]), total)
+    flat = _ops.stats(int(device))
+    total = flat[-1]
+    return (max(0, total - _parse(flat)["reserved_bytes.all"]["current"]), total)
 
 
 def attach_oom_observer(callback):
