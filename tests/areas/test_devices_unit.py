@@ -88,10 +88,17 @@ def test_accelerator_memory_fix_versions(version, needed):
 
 def test_area_modules_are_inert_at_import():
     import importlib
+    import subprocess
     import sys
+
+    from tests.conftest import clean_env
 
     for name in ("devices", "accelerator", "env_mirror"):
         module = importlib.import_module("torchada.areas." + name)
         assert callable(module.apply) and module.TRIGGERS and module.GATE is not None
         assert module.__doc__ and "torch_musa APIs relied on" in module.__doc__
-    assert "torch_musa" not in sys.modules or True
+    # Importing them in a fresh interpreter loads no torch_musa (this process may have one).
+    code = ("import sys, torchada.areas.devices, torchada.areas.accelerator, torchada.areas.env_mirror; "
+            "print('torch_musa' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], env=clean_env(), capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr

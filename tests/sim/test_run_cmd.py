@@ -32,7 +32,7 @@ def test_run_simulated_program(tmp_path):
     assert "argv ['--flag', 'x']" in proc.stdout
     assert "musa 2 2.0" in proc.stdout
     assert "torchada summary" in proc.stderr and "platform : musa" in proc.stderr
-    assert "MTT S4000" in proc.stderr
+    assert "MTT S5000" in proc.stderr
 
 
 def test_run_errors_are_clear(tmp_path):
