@@ -976,5 +976,10 @@ TORCH_LIBRARY(musa_sim, m) {
 TORCH_LIBRARY_IMPL(musa_sim, PrivateUse1, m) {
   m.impl("cpu_view", cpu_alias);
 }
+// torch 2.7 has no autograd fallthrough for custom ops on PrivateUse1; the view is only
+// handed to gloo, never differentiated.
+TORCH_LIBRARY_IMPL(musa_sim, AutogradPrivateUse1, m) {
+  m.impl("cpu_view", cpu_alias);
+}
 
 }  // namespace musa_sim

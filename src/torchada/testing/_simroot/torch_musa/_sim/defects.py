@@ -60,4 +60,7 @@ def install():
     if cfg.has("log_f64_inplace"):
         _library().impl("log_", _log_inplace, "PrivateUse1")
     if cfg.has("blocking_isfinite"):
+        # isfinite is CompositeImplicitAutograd: on torch 2.7 the autograd key is where a
+        # backend kernel must sit to be reached at all (its output is bool, never differentiated).
         _library().impl("isfinite", _isfinite_blocking, "PrivateUse1")
+        _library().impl("isfinite", _isfinite_blocking, "AutogradPrivateUse1")

@@ -110,9 +110,29 @@ def _create(store, rank, world_size, timeout):
     return _SimProcessGroupMCCL(store, rank, world_size, timeout)
 
 
+_libs = []
+
+
+def _functional_collectives_autograd():
+    """Functional collectives (DTensor, DeviceMesh) reach the backend through the autograd key.
+    Stock torch 2.7 registers it for CPU/CUDA only; torch_musa's distributed patches make
+    DTensor work on musa (side effect 20 of the manifest; how exactly: unknown), so the
+    simulator lets the musa autograd key fall through to the PrivateUse1 kernels, as
+    torch >= 2.9 does by itself."""
+    names = [n for n in torch._C._dispatch_get_all_op_names() if n.startswith("_c10d_functional::")]
+    missing = [n for n in names if not torch._C._dispatch_has_kernel_for_dispatch_key(n, "AutogradPrivateUse1")]
+    if not missing:
+        return
+    lib = torch.library.Library("_c10d_functional", "IMPL")
+    _libs.append(lib)
+    for name in missing:
+        lib.impl(name.split("::", 1)[1], torch.library.fallthrough_kernel, "AutogradPrivateUse1")
+
+
 def register():
     if not dist.is_available() or "mccl" in dist.Backend.backend_list:
         return
+    _functional_collectives_autograd()
     # Stock torch needs a list here; the real code passes the string "musa".
     dist.Backend.register_backend("mccl", _create, extended_api=False, devices=["musa"])
     dist.ProcessGroupMCCL = _SimProcessGroupMCCL
