@@ -133,9 +133,19 @@ def test_jiterator_message_exact(applied):
                                "(torch_musa 2.7.1 has no equivalent)")
 
 
-def test_unsupported_classes_stay_classes(applied):
-    assert isinstance(torch.cuda.GreenContext, type)
-    assert not isinstance(object(), torch.cuda.GreenContext)
+@pytest.mark.parametrize("api", ["GreenContext", "gds.GdsFile", "ComplexFloatStorage",
+                                 "sparse.FloatTensor"])
+def test_unsupported_classes_stay_classes(applied, api):
+    # isinstance checks in user code must keep working (False) on the stub.
+    owner = torch.cuda
+    *path, name = api.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    if not hasattr(owner, name):
+        pytest.skip("torch.cuda.%s absent in torch %s" % (api, torch.__version__))
+    stub = getattr(owner, name)
+    assert isinstance(stub, type)
+    assert not isinstance(object(), stub)
 
 
 def test_set_device_bad_ordinal_is_a_cuda_error(applied):

@@ -67,9 +67,16 @@ def test_apply_writes_only_through_the_journal_and_reverts(tmp_path, monkeypatch
         # PyTorch 2.6+ signature, positionally and by keyword; CPU answers unchanged
         assert cpp.include_paths() == before["include_paths"]()
         assert cpp.include_paths("cpu") == before["include_paths"]("cpu")
-        assert cpp.include_paths(device_type="cpu", torch_include_dirs=False) == \
-            before["include_paths"](device_type="cpu", torch_include_dirs=False)
-        assert cpp.library_paths("cpu", True, None) == before["library_paths"]("cpu", True, None)
+        # keywords newer torch added (torch_include_dirs, cross_target_platform) pass through
+        extra = [p for p in ("torch_include_dirs", "cross_target_platform")
+                 if p in inspect.signature(before["include_paths"]).parameters]
+        kw = {k: v for k, v in (("torch_include_dirs", False), ("cross_target_platform", None))
+              if k in extra}
+        assert cpp.include_paths(device_type="cpu", **kw) == \
+            before["include_paths"](device_type="cpu", **kw)
+        positional = ("cpu", True, None)[:len(
+            inspect.signature(before["library_paths"]).parameters)]
+        assert cpp.library_paths(*positional) == before["library_paths"](*positional)
         cuda_paths = cpp.include_paths(device_type="cuda")
         assert cuda_paths[:len(before["include_paths"]("cpu"))] == before["include_paths"]("cpu")
         from setuptools.command.build_ext import build_ext

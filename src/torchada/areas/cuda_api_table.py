@@ -152,6 +152,9 @@ TOP.update({
     "change_current_allocator": _m(),
     "MemPool": _m(note="torch.musa.MemPool(allocator=None): no use_on_oom / no_split"),
     "use_mem_pool": _m(),
+    # torch <= 2.7 only (removed in 2.8); torch_musa 2.7.1 has torch.musa.MemPoolContext
+    # (manifest: torch.musa.MemPoolContext, subclass of _MUSAC._MemPoolContext)
+    "MemPoolContext": _m(),
     # graphs
     "CUDAGraph": _e("CUDAGraph", "subclass of torch.musa.MUSAGraph taking CUDA's keywords"),
     "graph": _e("graph", "torch.musa.graph taking cuda_graph=; enable_annotations / "
@@ -205,6 +208,9 @@ SUB = {
     "profiler.stop": _n("calls cudart().cudaProfilerStop(), which the cudart area provides",
                         area="cudart"),
     "profiler.profile": _n("start() / stop() around a block", area="cudart"),
+    # torch <= 2.7 only: cudart().cudaProfilerInitialize, which CUDA 12 itself removed
+    "profiler.init": _u("{musa}'s runtime has no profiler-initialize call (CUDA 12 removed "
+                        "cudaProfilerInitialize too); use torch.profiler"),
     "jiterator._create_jit_fn": _u(NO_JITERATOR),
     "jiterator._create_multi_output_jit_fn": _u(NO_JITERATOR),
     "gds.gds_register_buffer": _u(NO_GDS), "gds.gds_deregister_buffer": _u(NO_GDS),
@@ -226,7 +232,8 @@ for _name in ("enable", "is_enabled", "tuning_enable", "tuning_is_enabled",
               "get_max_tuning_iterations", "set_filename", "get_filename", "get_results",
               "get_validators", "read_file", "tune_gemm_in_file", "mgpu_tune_gemm_in_file",
               "set_rotating_buffer_size", "get_rotating_buffer_size",
-              "set_numerical_check_tolerances"):
+              "set_numerical_check_tolerances",
+              "write_file", "write_file_on_exit"):  # the last two: torch <= 2.7
     SUB["tunable." + _name] = _u(NO_TUNABLE)
 for _name in _LEGACY:
     if _name != "Bool":
