@@ -5,8 +5,6 @@ import sys
 import textwrap
 
 PRELUDE = """
-import warnings
-warnings.filterwarnings("ignore", message="torch_musa was built against")
 import torch, torchada
 """
 

@@ -17,7 +17,6 @@ def run_sim(code, env=None, expect_ok=True, timeout=300):
             if not k.startswith("TORCHADA_SIM_") and k not in ("MUSA_VISIBLE_DEVICES", "TORCHADA_SIMULATE_MUSA")}
     full.update(env or {})
     full["PYTHONPATH"] = os.pathsep.join([SIMROOT, SRC])
-    full.setdefault("PYTHONWARNINGS", "ignore::UserWarning")
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full, capture_output=True,
                           text=True, timeout=timeout)
     if expect_ok:

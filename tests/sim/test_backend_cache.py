@@ -51,6 +51,6 @@ def test_build_failure_names_compiler_and_cache_dir(tmp_path):
 def test_pytest_fixture_runner():
     from torchada.testing.pytest_plugin import _SimRunner
 
-    out = _SimRunner({"TORCHADA_SIM_DEVICE_COUNT": "3", "PYTHONWARNINGS": "ignore"}).run(
+    out = _SimRunner({"TORCHADA_SIM_DEVICE_COUNT": "3"}).run(
         "import torch, torch_musa; print(torch.musa.device_count(), torch.zeros(2, device='musa').sum().item())")
     assert out.strip().splitlines()[-1] == "3 0.0"

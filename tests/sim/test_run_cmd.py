@@ -19,7 +19,6 @@ def _run(args, **env):
     full = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_")}
     full.update(env)
     full["PYTHONPATH"] = SRC
-    full["PYTHONWARNINGS"] = "ignore::UserWarning"
     return subprocess.run([sys.executable, "-m", "torchada", "run"] + args, env=full, capture_output=True,
                           text=True, timeout=600)
 
