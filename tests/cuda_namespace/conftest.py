@@ -17,8 +17,7 @@ SIMROOT = ROOT / "src" / "torchada" / "testing" / "_simroot" / "torch_musa" / "_
 @pytest.fixture(scope="session")
 def manifest():
     data = _manifest.load()
-    if data is None:
-        pytest.skip("torch_musa 2.7.1 manifest not found (set TORCHADA_MUSA_MANIFEST)")
+    assert data is not None, "tests/data/torch_musa_2.7.1_api.json is missing from the checkout"
     return data
 
 

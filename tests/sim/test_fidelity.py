@@ -64,6 +64,14 @@ assert callable(torch.musa.memory._get_current_allocator().allocator)
 summary = torch.musa.memory_summary()
 assert "PyTorch MUSA memory summary, device ID 0" in summary and "GPU reserved segments" in summary
 assert "from small pool" in summary and "Non-releasable memory" in summary
+# A fraction lowered below what is already reserved: the OOM message reports 0 MiB free
+# (CUDA reads it from cudaMemGetInfo, which cannot be negative), never a negative number.
+torch.musa.set_per_process_memory_fraction(1e-9)
+try:
+    torch.empty(4 * MiB, dtype=torch.uint8, device="musa"); raise SystemExit("no OOM")
+except torch.OutOfMemoryError as exc:
+    assert " of which 0 MiB is free" in str(exc), exc
+torch.musa.set_per_process_memory_fraction(1.0)
 print("OK")
 '''
 

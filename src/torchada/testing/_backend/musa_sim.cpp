@@ -88,7 +88,8 @@ cache::Block* account_alloc(DeviceIndex d, int64_t n) {
     std::ostringstream msg;
     msg << "MUSA out of memory. Tried to allocate " << (cache::round_size(n) >> 20)
         << " MiB. GPU " << int(d) << " has a total capacity of " << (c.total >> 20)
-        << " MiB of which " << ((c.limit - reserved) >> 20)
+        // reserved can exceed a limit lowered later (set_per_process_memory_fraction)
+        << " MiB of which " << (std::max<int64_t>(0, c.limit - reserved) >> 20)
         << " MiB is free. Of the allocated memory " << (allocated >> 20)
         << " MiB is allocated by PyTorch, and " << ((reserved - allocated) >> 20)
         << " MiB is reserved by PyTorch but unallocated. (simulated device; limit "

@@ -12,6 +12,8 @@ from torch_musa.core._utils import _get_musa_device_index
 _device_t = Union[torch.device, str, int, None]
 
 
+# torch_musa/core/device.py (manifest lineno of DeviceOf: 44): the classes keep their own
+# names; torch.musa binds them as ``device`` and ``device_of``.
 class Device:
     """Context-manager that changes the selected device."""
 
@@ -27,10 +29,6 @@ class Device:
         return False
 
 
-Device.__name__ = "device"
-Device.__qualname__ = "device"
-
-
 class DeviceOf(Device):
     """Context-manager that changes the current device to that of given object."""
 
@@ -38,9 +36,6 @@ class DeviceOf(Device):
         idx = obj.get_device() if obj.is_musa else -1
         super().__init__(idx)
 
-
-DeviceOf.__name__ = "device_of"
-DeviceOf.__qualname__ = "device_of"
 
 _exchange_device = _MUSAC._musa_exchangeDevice
 _maybe_exchange_device = _MUSAC._musa_maybeExchangeDevice

@@ -10,6 +10,8 @@ from torch_musa import _MUSAC
 from torch_musa.core._lazy_init import _lazy_init
 from torch_musa.core._utils import _dummy_type, _get_musa_device_index
 from torch_musa.core.device import Device, current_device
+# manifest (torch_musa/core/stream.py): also binds ``from ...device import Device as device``
+from torch_musa.core.device import Device as device  # noqa: F401
 
 _device_t = Any
 
