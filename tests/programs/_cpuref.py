@@ -25,6 +25,9 @@ class _Stream:
     def wait_stream(self, other):
         pass
 
+    def wait_event(self, event):
+        pass
+
     def synchronize(self):
         pass
 
@@ -39,6 +42,7 @@ class _Event:
         pass
 
     record = synchronize = wait = _noop
+    device = torch.device("cpu")
 
     def query(self):
         return True
@@ -49,6 +53,13 @@ class _Event:
 
 _stream = _Stream()
 _state = {"device": 0}
+
+
+def _set_rng_state(state, *args):
+    if state.numel() == 16:  # a CUDA state (seed, offset): reseed the CPU stand-in
+        torch.manual_seed(int(state[:8].view(torch.int64).item()))
+    else:
+        torch.set_rng_state(state)
 
 
 def _install():
@@ -64,7 +75,7 @@ def _install():
     seed = torch.random.default_generator.manual_seed
     cuda.manual_seed = cuda.manual_seed_all = lambda s: seed(s)
     cuda.get_rng_state = lambda *a: torch.get_rng_state()
-    cuda.set_rng_state = lambda s, *a: torch.set_rng_state(s)
+    cuda.set_rng_state = _set_rng_state
     for name in ("empty_cache", "reset_peak_memory_stats"):
         setattr(cuda, name, _noop)
     for name in ("memory_allocated", "max_memory_allocated", "memory_reserved"):
@@ -75,6 +86,7 @@ def _install():
     cuda.amp.autocast = lambda *a, **k: torch.autocast("cpu", dtype=torch.float16)
     torch.UntypedStorage.cuda = lambda self, *a, **k: self
     torch.Tensor.cuda = lambda self, *a, **k: self
+    torch.Tensor.record_stream = lambda self, *a, **k: None
     torch.Tensor.pin_memory = lambda self, *a, **k: self
     torch.Tensor.is_pinned = lambda self, *a, **k: True
     torch.Tensor.is_cuda = property(lambda self: True)

@@ -20,6 +20,20 @@
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
 #include <ATen/ops/view_native.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors_native.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_native.h>
+#include <ATen/ops/_indices_native.h>
+#include <ATen/ops/_values_native.h>
+#include <ATen/ops/indices_native.h>
+#include <ATen/ops/values_native.h>
+#include <ATen/ops/_nnz_native.h>
+#include <ATen/ops/sparse_dim_native.h>
+#include <ATen/ops/dense_dim_native.h>
+#include <ATen/ops/is_coalesced_native.h>
+#include <ATen/ops/_coalesced_native.h>
+#include <ATen/ops/empty_native.h>
+#include <ATen/SparseTensorImpl.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
@@ -583,6 +597,8 @@ struct Alias {
   size_t nbytes;
 };
 
+at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d);
+
 struct Ctx {
   c10::SmallVector<Alias, 8> aliases;
   std::optional<c10::Device> dev;
@@ -617,6 +633,8 @@ struct Ctx {
   // Convert one returned CPU tensor back to musa.
   at::Tensor unwrap(const at::Tensor& out, std::vector<std::pair<c10::StorageImpl*, c10::Storage>>& fresh) {
     if (!out.defined() || out.device().type() != c10::kCPU) return out;
+    if (out.layout() != c10::kStrided)  // a dense op made a sparse result (to_sparse ...)
+      return sparse_to_musa(out, dev ? *dev : c10::Device(kMusa, t_current_device));
     auto* si = out.storage().unsafeGetStorageImpl();
     for (auto& a : aliases) {
       if (a.cpu.unsafeGetTensorImpl() == out.unsafeGetTensorImpl()) return a.musa;
@@ -875,6 +893,123 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+}
+
+// ---------------------------------------------------------------- sparse COO
+// A musa COO tensor is a SparseTensorImpl (key SparsePrivateUse1) whose indices and values
+// are musa strided tensors, as SparseCUDA's are CUDA tensors.  Constructors and accessors
+// are ATen's generic sparse kernels (the ones SparseCPU/SparseCUDA register); every other
+// op runs the SparseCPU kernel on copies and moves the result back.  Which sparse ops the
+// real torch_musa registers is unknown (its kernels are not in the manifest).
+at::Tensor sparse_to_cpu(const at::Tensor& t) {
+  return at::_sparse_coo_tensor_with_dims_and_tensors(
+      t.sparse_dim(), t.dense_dim(), t.sizes(), t._indices().cpu(), t._values().cpu(),
+      t.options().device(c10::kCPU), t.is_coalesced());
+}
+
+at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d) {
+  TORCH_CHECK(t.layout() == c10::kSparse, "musa simulator: ", t.layout(),
+              " tensors are not supported on musa (COO only); use to_sparse() for COO");
+  return at::_sparse_coo_tensor_with_dims_and_tensors(
+      t.sparse_dim(), t.dense_dim(), t.sizes(), t._indices().to(d), t._values().to(d),
+      t.options().device(d), t.is_coalesced());
+}
+
+at::Tensor any_to_cpu(const at::Tensor& t) {
+  if (!t.defined() || t.device().type() != kMusa) return t;
+  return t.layout() == c10::kSparse ? sparse_to_cpu(t) : t.cpu();
+}
+
+void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const size_t n_args = schema.arguments().size();
+  const size_t base = stack->size() - n_args;
+  std::optional<c10::Device> dev;
+  std::vector<std::pair<size_t, at::Tensor>> written;  // mutable musa args and their index
+  for (size_t i = 0; i < n_args; ++i) {
+    c10::IValue& iv = (*stack)[base + i];
+    if (iv.isTensor()) {
+      at::Tensor t = iv.toTensor();
+      if (t.defined() && t.device().type() == kMusa) {
+        if (!dev) dev = t.device();
+        const auto* alias = schema.arguments()[i].alias_info();
+        if (alias && alias->isWrite()) written.emplace_back(i, t);
+        iv = any_to_cpu(t);
+      }
+    } else if (iv.isTensorList()) {
+      c10::List<at::Tensor> out;
+      for (const at::Tensor& t : iv.toTensorList()) {
+        if (!dev && t.defined() && t.device().type() == kMusa) dev = t.device();
+        out.push_back(any_to_cpu(t));
+      }
+      iv = out;
+    } else if (iv.isDevice() && iv.toDevice().type() == kMusa) {
+      if (!dev) dev = iv.toDevice();
+      iv = c10::IValue(c10::Device(c10::kCPU));
+    }
+  }
+  TORCH_CHECK(dev.has_value(), "musa sparse: ", schema.name(), " has no musa argument");
+  if (!dev->has_index()) dev = c10::Device(kMusa, t_current_device);
+  // keep the CPU copies of written args to copy their new contents back
+  std::vector<at::Tensor> cpu_written;
+  for (auto& w : written) cpu_written.push_back((*stack)[base + w.first].toTensor());
+  op.callBoxed(stack);
+  for (size_t k = 0; k < written.size(); ++k) {
+    at::Tensor& dst = written[k].second;
+    const at::Tensor& src = cpu_written[k];
+    if (dst.layout() == c10::kSparse) {
+      auto* impl = static_cast<at::SparseTensorImpl*>(dst.unsafeGetTensorImpl());
+      impl->raw_resize_(src.sparse_dim(), src.dense_dim(), src.sizes());
+      impl->set_indices_and_values_unsafe(src._indices().to(*dev), src._values().to(*dev));
+      impl->set_coalesced(src.is_coalesced());
+    } else {
+      at::native::resize_(dst, src.sizes(), std::nullopt);
+      dst.copy_(src);
+    }
+  }
+  const size_t n_ret = schema.returns().size();
+  const size_t rbase = stack->size() - n_ret;
+  for (size_t i = 0; i < n_ret; ++i) {
+    c10::IValue& iv = (*stack)[rbase + i];
+    if (!iv.isTensor()) continue;
+    const auto* alias = schema.returns()[i].alias_info();
+    bool returned_written = false;
+    if (alias && alias->isWrite()) {
+      for (size_t k = 0; k < written.size(); ++k) {
+        if (iv.toTensor().is_same(cpu_written[k])) {
+          iv = written[k].second;
+          returned_written = true;
+          break;
+        }
+      }
+    }
+    if (returned_written) continue;
+    const at::Tensor& r = iv.toTensor();
+    if (r.defined() && r.device().type() == c10::kCPU)
+      iv = r.layout() == c10::kSparse ? sparse_to_musa(r, *dev) : r.to(*dev);
+  }
+}
+
+TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
+  m.impl("_sparse_coo_tensor_with_dims_and_tensors", at::native::new_with_dims_and_tensor_sparse_symint);
+  m.impl("_sparse_coo_tensor_with_dims", at::native::new_with_dims_sparse);
+  m.impl("empty.memory_format", at::native::empty_sparse);
+  m.impl("_indices", at::native::_indices_sparse);
+  m.impl("_values", at::native::_values_sparse);
+  m.impl("indices", at::native::indices_sparse);
+  m.impl("values", at::native::values_sparse);
+  m.impl("_nnz", at::native::_nnz_sparse);
+  m.impl("sparse_dim", at::native::sparse_dim_sparse);
+  m.impl("dense_dim", at::native::dense_dim_sparse);
+  m.impl("is_coalesced", at::native::is_coalesced_sparse);
+  m.impl("_coalesced_", at::native::_coalesced_sparse_);
+  // copy_ has a CompositeExplicitAutograd kernel (the dense one) that would otherwise take
+  // this key; SparseCPU/SparseCUDA register copy_sparse_wrapper_, which the fallback reaches.
+  m.impl("copy_", torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+}
+
+TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
 }
 
 // ---------------------------------------------------------------- control ops
