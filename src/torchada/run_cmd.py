@@ -88,6 +88,21 @@ def _error(msg):
     return 2
 
 
+def child_pythonpath(src, current, site_dirs=None):
+    """PYTHONPATH for the child: torchada's source tree first when it is not installed
+    there, but never a site directory. PYTHONPATH entries precede the standard library, so a
+    site-packages there would let any installed distribution shadow a stdlib module."""
+    if site_dirs is None:
+        import site
+
+        site_dirs = list(site.getsitepackages()) + [site.getusersitepackages()]
+    entries = [p for p in current.split(os.pathsep) if p]
+    real = {os.path.realpath(d) for d in site_dirs}
+    if os.path.realpath(src) in real or src in entries:
+        return os.pathsep.join(entries)
+    return os.pathsep.join([src] + entries)
+
+
 def main(argv):
     argv = list(argv)
     simulate = force = False
@@ -128,8 +143,8 @@ def main(argv):
             return _error("program %r not found" % prog)
 
     env = dict(os.environ)
-    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([src] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = child_pythonpath(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), env.get("PYTHONPATH", ""))
     if simulate:
         from torchada.testing import real_torch_musa_present
 

@@ -93,6 +93,9 @@ def _install():
     nn.Module.cuda = lambda self, *a, **k: self
     acc = torch.accelerator
     acc.synchronize = _noop
+    # a CUDA build of torch (the 2.7.1 run) reports cuda here and initialises it
+    acc.current_accelerator = lambda *a, **k: torch.device("cpu")
+    acc.device_count = lambda: 1
     acc.memory_allocated = lambda *a: 0
     acc.device_index = lambda i: contextlib.nullcontext()
 

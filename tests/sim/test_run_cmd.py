@@ -71,3 +71,30 @@ def test_run_reports_cuda_available_unless_told_not_to(tmp_path):
     # an explicit user setting wins over run's default
     out = _run(["--simulate", str(prog)], TORCHADA_FORCE_CUDA_AVAILABLE="0").stdout
     assert "available False" in out
+
+
+def test_child_pythonpath_never_puts_a_site_directory_first(tmp_path):
+    from torchada.run_cmd import child_pythonpath
+
+    site_dir, src = str(tmp_path / "site-packages"), str(tmp_path / "src")
+    # installed (non-editable): torchada's parent is the site directory itself
+    assert child_pythonpath(site_dir, "", [site_dir]) == ""
+    assert child_pythonpath(site_dir, "/a", [site_dir]) == "/a"
+    # a source checkout goes first, once
+    assert child_pythonpath(src, "/a", [site_dir]) == os.pathsep.join([src, "/a"])
+    assert child_pythonpath(src, os.pathsep.join(["/a", src]), [site_dir]) == \
+        os.pathsep.join(["/a", src])
+
+
+def test_run_child_sees_the_standard_library_before_site_packages(tmp_path):
+    prog = tmp_path / "order.py"
+    prog.write_text("import os, sys, sysconfig\n"
+                    "std = sysconfig.get_paths()['stdlib']\n"
+                    "i_std = sys.path.index(std)\n"
+                    "sites = [i for i, p in enumerate(sys.path) if p.endswith('site-packages')]\n"
+                    "print('ORDER', i_std, min(sites) if sites else 'none')\n")
+    proc = _run(["--no-summary", str(prog)], TORCHADA_PLATFORM="cpu")
+    assert proc.returncode == 0, proc.stderr
+    line = [l for l in proc.stdout.splitlines() if l.startswith("ORDER")][0]
+    _, i_std, i_site = line.split()
+    assert i_site == "none" or int(i_std) < int(i_site), line
