@@ -34,6 +34,12 @@
 #include <ATen/ops/_coalesced_native.h>
 #include <ATen/ops/empty_native.h>
 #include <ATen/SparseTensorImpl.h>
+#include <ATen/SparseCsrTensorImpl.h>
+#include <ATen/ops/_sparse_compressed_tensor_unsafe.h>
+#include <ATen/ops/crow_indices_native.h>
+#include <ATen/ops/col_indices_native.h>
+#include <ATen/ops/ccol_indices_native.h>
+#include <ATen/ops/row_indices_native.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
@@ -901,15 +907,30 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
 // are ATen's generic sparse kernels (the ones SparseCPU/SparseCUDA register); every other
 // op runs the SparseCPU kernel on copies and moves the result back.  Which sparse ops the
 // real torch_musa registers is unknown (its kernels are not in the manifest).
+bool is_compressed(c10::Layout l) {
+  return l == c10::kSparseCsr || l == c10::kSparseCsc || l == c10::kSparseBsr || l == c10::kSparseBsc;
+}
+
+// A CSR/CSC/BSR/BSC tensor with its member tensors on device `d`.
+at::Tensor compressed_to(const at::Tensor& t, c10::Device d) {
+  bool rows = t.layout() == c10::kSparseCsr || t.layout() == c10::kSparseBsr;
+  at::Tensor ci = rows ? t.crow_indices() : t.ccol_indices();
+  at::Tensor pi = rows ? t.col_indices() : t.row_indices();
+  return at::_sparse_compressed_tensor_unsafe(ci.to(d), pi.to(d), t.values().to(d), t.sizes(),
+                                              t.options().device(d));
+}
+
 at::Tensor sparse_to_cpu(const at::Tensor& t) {
+  if (is_compressed(t.layout())) return compressed_to(t, c10::Device(c10::kCPU));
   return at::_sparse_coo_tensor_with_dims_and_tensors(
       t.sparse_dim(), t.dense_dim(), t.sizes(), t._indices().cpu(), t._values().cpu(),
       t.options().device(c10::kCPU), t.is_coalesced());
 }
 
 at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d) {
+  if (is_compressed(t.layout())) return compressed_to(t, d);
   TORCH_CHECK(t.layout() == c10::kSparse, "musa simulator: ", t.layout(),
-              " tensors are not supported on musa (COO only); use to_sparse() for COO");
+              " tensors are not supported on musa");
   return at::_sparse_coo_tensor_with_dims_and_tensors(
       t.sparse_dim(), t.dense_dim(), t.sizes(), t._indices().to(d), t._values().to(d),
       t.options().device(d), t.is_coalesced());
@@ -917,7 +938,7 @@ at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d) {
 
 at::Tensor any_to_cpu(const at::Tensor& t) {
   if (!t.defined() || t.device().type() != kMusa) return t;
-  return t.layout() == c10::kSparse ? sparse_to_cpu(t) : t.cpu();
+  return t.layout() == c10::kStrided ? t.cpu() : sparse_to_cpu(t);
 }
 
 void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -957,7 +978,13 @@ void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   for (size_t k = 0; k < written.size(); ++k) {
     at::Tensor& dst = written[k].second;
     const at::Tensor& src = cpu_written[k];
-    if (dst.layout() == c10::kSparse) {
+    if (is_compressed(dst.layout())) {
+      at::Tensor m = compressed_to(src, *dev);
+      bool rows = m.layout() == c10::kSparseCsr || m.layout() == c10::kSparseBsr;
+      static_cast<at::SparseCsrTensorImpl*>(dst.unsafeGetTensorImpl())->set_member_tensors(
+          rows ? m.crow_indices() : m.ccol_indices(), rows ? m.col_indices() : m.row_indices(),
+          m.values(), m.sizes());
+    } else if (dst.layout() == c10::kSparse) {
       auto* impl = static_cast<at::SparseTensorImpl*>(dst.unsafeGetTensorImpl());
       impl->raw_resize_(src.sparse_dim(), src.dense_dim(), src.sizes());
       impl->set_indices_and_values_unsafe(src._indices().to(*dev), src._values().to(*dev));
@@ -986,7 +1013,7 @@ void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (returned_written) continue;
     const at::Tensor& r = iv.toTensor();
     if (r.defined() && r.device().type() == c10::kCPU)
-      iv = r.layout() == c10::kSparse ? sparse_to_musa(r, *dev) : r.to(*dev);
+      iv = r.layout() == c10::kStrided ? r.to(*dev) : sparse_to_musa(r, *dev);
   }
 }
 
@@ -1009,6 +1036,43 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
 }
 
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+}
+
+// Structured ops have a CompositeExplicitAutogradNonFunctional "default backend kernel" that
+// takes the sparse musa slots (it is dense-only); route them to the fallback instead.
+constexpr const char* kStructuredSparseOps[] = {
+    "mm", "mm.out", "addmm", "addmm.out", "addmm_", "addmv", "addmv.out", "addmv_",
+    "bmm", "bmm.out", "baddbmm", "baddbmm.out", "add.Tensor", "add.out", "add_.Tensor",
+    "sub.Tensor", "sub.out", "sub_.Tensor", "mul.Tensor", "mul.out", "mul_.Tensor",
+    "div.Tensor", "div.out", "div_.Tensor"};
+
+TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
+  for (const char* op : kStructuredSparseOps)
+    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+}
+
+TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
+  for (const char* op : kStructuredSparseOps)
+    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+}
+
+// Compressed layouts (CSR/CSC/BSR/BSC): member accessors are ATen's SparseCsr kernels; the
+// rest runs on SparseCsrCPU through the same fallback.
+TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
+  m.impl("crow_indices", at::native::crow_indices_sparse_csr);
+  m.impl("col_indices", at::native::col_indices_sparse_csr);
+  m.impl("ccol_indices", at::native::ccol_indices_sparse_csr);
+  m.impl("row_indices", at::native::row_indices_sparse_csr);
+  m.impl("values", at::native::values_sparse_csr);
+  m.impl("_nnz", at::native::_nnz_sparse_csr);
+  m.impl("sparse_dim", at::native::sparse_dim_sparse_csr);
+  m.impl("dense_dim", at::native::dense_dim_sparse_csr);
+  m.impl("empty.memory_format", at::native::empty_sparse_compressed);
+  m.impl("copy_", torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+}
+
+TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
 }
 
