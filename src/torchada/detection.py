@@ -81,11 +81,20 @@ def is_gpu_device(device):
 
 
 def musa_home():
+    """MUSA toolkit root: MUSA_HOME, MUSA_PATH, /usr/local/musa, or where ``mcc`` lives.
+    The one definition: torchada.CUDA_HOME and the build integration both read it."""
     for var in ("MUSA_HOME", "MUSA_PATH"):
         value = os.environ.get(var)
         if value:
             return value
-    return "/usr/local/musa" if os.path.isdir("/usr/local/musa") else None
+    if os.path.isdir("/usr/local/musa"):
+        return "/usr/local/musa"
+    import shutil
+
+    mcc = shutil.which("mcc")
+    if mcc:
+        return os.path.dirname(os.path.dirname(os.path.realpath(mcc)))
+    return None
 
 
 def cuda_home():

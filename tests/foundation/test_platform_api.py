@@ -47,3 +47,23 @@ def test_cuda_home_is_musa_home_on_musa(tmp_path):
 def test_unknown_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         torchada.nope
+
+
+def test_musa_home_has_one_answer_when_only_mcc_is_on_path(tmp_path, monkeypatch):
+    # Before: torchada.detection said None while the build integration found the toolkit.
+    import os
+    from torchada import detection
+    from torchada.porting import build
+
+    toolkit = tmp_path / "musa-4.3"
+    (toolkit / "bin").mkdir(parents=True)
+    mcc = toolkit / "bin" / "mcc"
+    mcc.write_text("#!/bin/sh\n")
+    mcc.chmod(0o755)
+    for var in ("MUSA_HOME", "MUSA_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", str(toolkit / "bin"))
+    monkeypatch.setattr(os.path, "isdir",
+                        lambda p, _isdir=os.path.isdir: False if p == "/usr/local/musa" else _isdir(p))
+    assert build.musa_home is detection.musa_home
+    assert detection.musa_home() == str(toolkit)

@@ -18,6 +18,8 @@ import shutil
 import sys
 import warnings
 
+from torchada.detection import musa_home  # noqa: F401 (one definition; re-exported here)
+
 logger = logging.getLogger("torchada")
 
 MUSA_SOURCE_EXTS = (".cu", ".mu")
@@ -44,19 +46,6 @@ _DROP_WITH_ARG = {"-Xptxas", "--ptxas-options", "--threads", "-t", "-ccbin", "--
                   "-diag-suppress", "--diag-suppress", "-Xcudafe"}
 _RENAME_FLAGS = {"--use_fast_math": "-ffast-math", "-use_fast_math": "-ffast-math"}
 _ARCH_RE = re.compile(r"(?:compute|sm|lto)_(\d+)[a-z]?")
-
-
-def musa_home():
-    """MUSA toolkit root: MUSA_HOME, MUSA_PATH, /usr/local/musa, or where ``mcc`` lives."""
-    for var in ("MUSA_HOME", "MUSA_PATH"):
-        if os.environ.get(var):
-            return os.environ[var]
-    if os.path.isdir("/usr/local/musa"):
-        return "/usr/local/musa"
-    mcc = shutil.which("mcc")
-    if mcc:
-        return os.path.dirname(os.path.dirname(os.path.realpath(mcc)))
-    return None
 
 
 def find_mcc():
