@@ -95,7 +95,7 @@ def test_area_modules_are_inert_at_import():
 
     for name in ("devices", "accelerator", "env_mirror"):
         module = importlib.import_module("torchada.areas." + name)
-        assert callable(module.apply) and module.TRIGGERS and module.GATE is not None
+        assert callable(module.apply) and not hasattr(module, "TRIGGERS")  # manifest owns it
         assert module.__doc__ and "torch_musa APIs relied on" in module.__doc__
     # Importing them in a fresh interpreter loads no torch_musa (this process may have one).
     code = ("import sys, torchada.areas.devices, torchada.areas.accelerator, torchada.areas.env_mirror; "

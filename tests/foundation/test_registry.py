@@ -10,7 +10,12 @@ sys.path[:0] = [%r, %r]
 import torchada_boot
 torchada_boot.decision = ('musa', 'test')   # the boot decided; the test picks the areas
 from torchada._core import activation
-AREAS = {AREAS}
+from torchada._core.manifest import Area
+# the test areas' manifest rows: gates and phases as data, like torchada/areas/manifest.py
+ROWS = {"old_torch": dict(versions=(("torch", "<2.0"),)),
+        "dist": dict(versions=(("torch", ">=2.7"),)),
+        "early": dict(phase="before-backend")}
+AREAS = [Area(n, t, **ROWS.get(n, {})) for n, t in {AREAS}.items()]
 reg = activation.activate_musa('test', AREAS, package='fake_areas')
 """ % (str(FIXTURES / "fake_musa"), str(FIXTURES))
 
@@ -104,7 +109,8 @@ sys.path[:0] = [%r, %r]
 import torchada_boot
 torchada_boot.decision = ('musa', 'test')
 from torchada._core import activation
-reg = activation.activate_musa('test', {'counter': ('torch',)}, package='fake_areas')
+from torchada._core.manifest import Area
+reg = activation.activate_musa('test', [Area('counter', ('torch',))], package='fake_areas')
 print('state=' + reg.records[0].state)
 """ % (str(FIXTURES / "fake_musa"), str(FIXTURES))
     assert states(run_python(code))["state"] == "applied"

@@ -16,20 +16,24 @@ registry = None
 reason = None
 
 
-def area_names():
-    from torchada.areas import AREA_MODULES
+def area_rows():
+    from torchada.areas.manifest import AREAS
 
-    return AREA_MODULES
+    return AREAS
+
+
+def area_names():
+    return [area.name for area in area_rows()]
 
 
 def activate_musa(why, names=None, package="torchada.areas"):
-    """``names``: an area -> triggers map (default: torchada.areas.AREA_MODULES)."""
+    """``names``: manifest rows (default: torchada.areas.manifest.AREAS)."""
     # Idempotent: a second call (a .pth processed twice, an explicit import) does nothing.
     global registry, reason
     with _lock:
         if registry is not None:
             return registry
-        registry = Registry("musa", area_names() if names is None else names, package)
+        registry = Registry("musa", area_rows() if names is None else names, package)
         reason = why
         watched = BASE_TRIGGERS | registry.triggers
         _finder.install(_finder.TorchadaFinder(watched, lambda name: registry.process()))

@@ -1,4 +1,5 @@
-"""When an area may apply: platform, torch / torch_musa version ranges, optional probe."""
+"""When an area may apply: platform, version ranges of any distribution, needed torch.musa
+attributes, optional probe."""
 
 import sys
 from dataclasses import dataclass
@@ -11,6 +12,8 @@ class Gate:
     torch: Optional[str] = None        # a packaging SpecifierSet, e.g. ">=2.7,<2.11"
     torch_musa: Optional[str] = None
     probe: Optional[Callable[[], Optional[str]]] = None  # returns a reason to skip, or None
+    versions: Tuple[Tuple[str, str], ...] = ()  # other distributions: (name, specifier)
+    needs: Tuple[str, ...] = ()                 # torch.musa attributes that must exist
 
     def check(self, platform, torch_version, torch_musa_version):
         """None when the area may apply, else the reason it is skipped."""
@@ -22,6 +25,17 @@ class Gate:
         ):
             if spec and not version_in(version, spec):
                 return "%s %s not in %s" % (label, version or "(absent)", spec)
+        for label, spec in self.versions:
+            version = dist_version(label)
+            if not version_in(version, spec):
+                return "%s %s not in %s" % (label, version or "(absent)", spec)
+        if self.needs:
+            musa = getattr(sys.modules.get("torch"), "musa", None)
+            if musa is None:
+                return "torch.musa is missing (torch_musa did not register it)"
+            missing = [n for n in self.needs if getattr(musa, n, None) is None]
+            if missing:
+                return "torch.musa.%s is missing" % ", torch.musa.".join(missing)
         if self.probe is not None:
             return self.probe()
         return None
@@ -43,3 +57,17 @@ def version_in(version, spec):
 def module_version(name):
     module = sys.modules.get(name)
     return getattr(module, "__version__", None) if module is not None else None
+
+
+def dist_version(name):
+    """A distribution's version without importing it: the module's __version__ when it is
+    already imported (the simulated torch_musa has no metadata), else package metadata."""
+    version = module_version(name.replace("-", "_"))
+    if version:
+        return version
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None

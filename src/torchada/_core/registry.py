@@ -13,6 +13,7 @@ import time
 
 from torchada._core.gate import module_version
 from torchada._core.journal import Journal
+from torchada._core.manifest import BEFORE_BACKEND
 from torchada._core import settings
 
 logger = logging.getLogger("torchada")
@@ -27,12 +28,13 @@ class AreaRecord:
     """One area. Its module is imported lazily, on the first pass after torch is imported,
     so activation on MUSA costs no area imports at interpreter start."""
 
-    __slots__ = ("name", "package", "module", "triggers", "gate", "state", "reason", "seconds",
-                 "journal", "writes")
+    __slots__ = ("name", "package", "module", "triggers", "gate", "phase", "state", "reason",
+                 "seconds", "journal", "writes")
 
-    def __init__(self, name, triggers, package):
-        self.name, self.package, self.triggers = name, package, tuple(triggers)
-        self.module = self.gate = self.journal = None
+    def __init__(self, area, package):
+        self.name, self.package, self.triggers = area.name, package, tuple(area.triggers)
+        self.gate, self.phase = area.gate(), area.phase
+        self.module = self.journal = None
         self.state, self.reason = PENDING, None
         self.seconds, self.writes = 0.0, 0
 
@@ -42,17 +44,15 @@ class AreaRecord:
             return True
         try:
             module = importlib.import_module("%s.%s" % (self.package, self.name))
-            gate = module.GATE
-            if tuple(module.TRIGGERS) != self.triggers:
-                raise ValueError("TRIGGERS %r differ from the registry's %r"
-                                 % (tuple(module.TRIGGERS), self.triggers))
+            if not callable(getattr(module, "apply", None)):
+                raise TypeError("module %s has no apply(journal)" % module.__name__)
         except Exception as exc:  # a broken area module costs that area only
             self.state, self.reason = FAILED, "cannot load area module: " + one_line(exc)
             logger.warning("torchada: area %r %s. The program continues without it; silence "
                            "this with %s=%s", self.name, self.reason, settings.DISABLE_AREAS_VAR,
                            self.name)
             return False
-        self.module, self.gate = module, gate
+        self.module = module
         return True
 
 
@@ -83,10 +83,10 @@ def module_ready(name):
 
 class Registry:
     def __init__(self, platform, areas, package="torchada.areas"):
-        """``areas`` maps each area name to its trigger module names, in application order."""
+        """``areas``: manifest rows (torchada._core.manifest.Area), in application order."""
         self.platform = platform
         self._lock = threading.RLock()
-        self.records = [AreaRecord(n, t, package) for n, t in areas.items()]
+        self.records = [AreaRecord(area, package) for area in areas]
         self.triggers = frozenset(t for r in self.records for t in r.triggers)
         disabled = settings.disabled_areas({r.name for r in self.records})
         for record in self.records:
@@ -117,11 +117,10 @@ class Registry:
             _tls.busy = False
 
     def _run_before_backend(self):
-        """Areas with ``BEFORE_BACKEND = True`` (environment mirroring) run once torch is
+        """Areas of the before-backend phase (environment mirroring) run once torch is
         imported but before torch_musa, which reads its environment at import."""
         for record in self.records:
-            if record.state == PENDING and record.load() and getattr(
-                    record.module, "BEFORE_BACKEND", False) and self._claim(record):
+            if record.phase == BEFORE_BACKEND and record.state == PENDING and self._claim(record):
                 self._run(record, before_backend=True)
 
     def _claim(self, record):

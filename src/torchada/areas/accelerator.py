@@ -21,10 +21,6 @@ is_available, get_device_capability}``.
 
 import functools
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-GATE = Gate(platforms=("musa",), torch=">=2.6", torch_musa=None, probe=None)
 
 FIXED_IN = "2.11.0.post2"  # first torch_musa release whose accelerator memory APIs work
 

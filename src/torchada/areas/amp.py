@@ -19,21 +19,6 @@ torch.musa.amp_definitely_not_available, the "musa" autocast device type
 (AutocastPrivateUse1, registered by torch_musa).
 """
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-
-
-def _probe():
-    import sys
-
-    torch = sys.modules.get("torch")
-    if getattr(getattr(torch, "musa", None), "amp", None) is None:
-        return "torch.musa.amp is missing"
-    return None
-
-
-GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=_probe)
 
 _CUDA, _MUSA = "cuda", "musa"
 

@@ -20,11 +20,6 @@ torch_musa APIs relied on: torch.backends.mudnn (allow_tf32, version, flags), se
 torch_musa at import.
 """
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=None)
-
 
 class MatmulFlags:
     """torch.backends.cuda.matmul on MUSA: allow_tf32 is muDNN's flag, the rest torch's."""

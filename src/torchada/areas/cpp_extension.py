@@ -15,11 +15,6 @@ torch_musa APIs relied on: none imported; the layout of an installed torch_musa 
 headers) as torch_musa/utils/musa_extension.py defines it; the MUSA toolkit's ``mcc``.
 """
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch.utils.cpp_extension",)
-GATE = Gate(platforms=("musa",), torch=">=2.1", torch_musa=None, probe=None)
-
 
 def apply(journal):
     import functools

@@ -18,22 +18,6 @@ torch.musa.mccl.version, torch.musa.ExternalStream, torch.musa.MUSAGraph / graph
 make_graphed_callables.
 """
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-
-
-def _probe():
-    import sys
-
-    torch = sys.modules.get("torch")
-    if torch is None or getattr(torch, "musa", None) is None:
-        return "torch.musa is missing (torch_musa did not register it)"
-    return None
-
-
-GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=_probe)
-
 
 # -- what apply decided, for status and tests --------------------------------------------------
 _coverage = None

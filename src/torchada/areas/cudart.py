@@ -18,21 +18,6 @@ musaGetErrorString, musaMemGetInfo, musaHostRegister, musaHostUnregister,
 musaStreamCreate, musaStreamDestroy), torch.musa.check_error.
 """
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-
-
-def _probe():
-    import sys
-
-    torch = sys.modules.get("torch")
-    if not callable(getattr(getattr(torch, "musa", None), "musart", None)):
-        return "torch.musa.musart is missing"
-    return None
-
-
-GATE = Gate(platforms=("musa",), torch=">=2.7", torch_musa=None, probe=_probe)
 
 # CUDA runtime names with their MUSA names; anything else "cudaX" is looked up as "musaX".
 NAMES = {

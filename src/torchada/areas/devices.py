@@ -27,10 +27,6 @@ torch_musa APIs relied on: ``rename_privateuse1_backend("musa")`` (device type "
 import functools
 import logging
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-GATE = Gate(platforms=("musa",), torch=">=2.0", torch_musa=None, probe=None)
 
 logger = logging.getLogger("torchada")
 

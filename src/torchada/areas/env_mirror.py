@@ -24,12 +24,6 @@ torch_musa APIs relied on: ``torch.musa.is_initialized`` (to detect a late activ
 
 import re
 
-from torchada._core.gate import Gate
-
-TRIGGERS = ("torch",)
-GATE = Gate(platforms=("musa",), torch=None, torch_musa=None, probe=None)
-# Run after torch is imported but before torch_musa, which reads MUSA_VISIBLE_DEVICES then.
-BEFORE_BACKEND = True
 
 PAIRS = (
     ("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"),

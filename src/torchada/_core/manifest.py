@@ -1,0 +1,41 @@
+"""The schema of the area manifest (the rows live in torchada/areas/manifest.py).
+
+A row says everything the finder, the registry, ``status``, the disable switch and the docs
+need to know about an area, so none of them imports an area module to learn it.
+"""
+
+from dataclasses import dataclass
+from typing import Tuple
+
+from torchada._core.gate import Gate
+
+NORMAL = "normal"
+# After torch is imported, before torch_musa (which reads its environment at import).
+BEFORE_BACKEND = "before-backend"
+PHASES = (NORMAL, BEFORE_BACKEND)
+
+
+@dataclass(frozen=True)
+class Area:
+    name: str
+    triggers: Tuple[str, ...]               # module names whose first import applies it
+    doc: str = ""                           # one line: what CUDA API it makes work
+    phase: str = NORMAL
+    platforms: Tuple[str, ...] = ("musa",)
+    # (distribution, specifier) pairs, e.g. (("torch", ">=2.7"), ("triton", ">=3.0")):
+    # read from the imported module's __version__ or the distribution metadata, never
+    # by importing the distribution.
+    versions: Tuple[Tuple[str, str], ...] = ()
+    needs: Tuple[str, ...] = ()             # torch.musa attributes it cannot work without
+
+    def __post_init__(self):
+        if self.phase not in PHASES:
+            raise ValueError("area %r: phase %r is not one of %s" % (self.name, self.phase, PHASES))
+        if not self.triggers or not all(isinstance(t, str) and t for t in self.triggers):
+            raise ValueError("area %r needs at least one trigger module name" % self.name)
+
+    def gate(self):
+        versions = dict(self.versions)
+        return Gate(platforms=self.platforms, torch=versions.pop("torch", None),
+                    torch_musa=versions.pop("torch_musa", None),
+                    versions=tuple(versions.items()), needs=self.needs)

@@ -1,0 +1,27 @@
+"""Every area, as data, in the order they apply (schema: torchada/_core/manifest.py).
+
+Adding an area: one row here and one module ``torchada/areas/<name>.py`` with ``apply``.
+The finder watches the triggers, the registry gates and orders the areas, ``status`` and
+``TORCHADA_DISABLE_AREAS`` list them, all from this table, without importing area modules.
+"""
+
+from torchada._core.manifest import BEFORE_BACKEND, Area
+
+AREAS = (
+    Area("devices", ("torch",), "device strings and ordinals: torch.device, factories, "
+         ".cuda(), .to(), torch.load", versions=(("torch", ">=2.0"),)),
+    Area("cuda_namespace", ("torch",), "torch.cuda.* (devices, memory, streams, events, RNG, "
+         "graphs) -> torch.musa", versions=(("torch", ">=2.7"),)),
+    Area("amp", ("torch",), "torch.cuda.amp, torch.autocast('cuda'), GradScaler('cuda')",
+         versions=(("torch", ">=2.7"),), needs=("amp",)),
+    Area("cudart", ("torch",), "torch.cuda.cudart() with CUDA names on the MUSA runtime",
+         versions=(("torch", ">=2.7"),), needs=("musart",)),
+    Area("backends", ("torch",), "torch.backends.cuda / cudnn where they have a MUSA meaning",
+         versions=(("torch", ">=2.7"),)),
+    Area("accelerator", ("torch",), "torch.accelerator fallbacks to torch.musa",
+         versions=(("torch", ">=2.6"),)),
+    Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
+         "equivalents", phase=BEFORE_BACKEND),
+    Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
+         "CUDAExtension / BuildExtension on MUSA", versions=(("torch", ">=2.1"),)),
+)

@@ -1,0 +1,61 @@
+"""The area manifest: rows as data, gates on any distribution, read without importing."""
+import pytest
+
+from tests.conftest import clean_env, run_python
+from torchada._core.manifest import BEFORE_BACKEND, Area
+
+
+def test_rows_validate_their_phase_and_triggers():
+    with pytest.raises(ValueError, match="phase 'later'"):
+        Area("x", ("torch",), phase="later")
+    with pytest.raises(ValueError, match="at least one trigger"):
+        Area("x", ())
+
+
+def test_gate_reads_any_distribution_from_metadata_without_importing_it():
+    proc = run_python("""
+        import sys
+        from importlib import metadata
+        from torchada._core.manifest import Area
+        have = metadata.version("pluggy")
+        ok = Area("x", ("torch",), versions=(("pluggy", ">=" + have),)).gate()
+        old = Area("x", ("torch",), versions=(("pluggy", "<0.1"),)).gate()
+        none = Area("x", ("torch",), versions=(("no-such-dist-torchada", ">=1"),)).gate()
+        print(ok.check("musa", None, None))
+        print(old.check("musa", None, None) == "pluggy %s not in <0.1" % have)
+        print(none.check("musa", None, None))
+        print("pluggy" in sys.modules)
+    """, env=clean_env())
+    assert proc.stdout.splitlines() == [
+        "None", "True", "no-such-dist-torchada (absent) not in >=1", "False"]
+
+
+def test_needs_names_the_missing_torch_musa_attribute():
+    proc = run_python("""
+        import sys, types
+        torch = types.ModuleType("torch"); torch.musa = types.SimpleNamespace(amp=object())
+        sys.modules["torch"] = torch
+        from torchada._core.manifest import Area
+        print(Area("a", ("torch",), needs=("amp",)).gate().check("musa", None, None))
+        print(Area("b", ("torch",), needs=("amp", "musart")).gate().check("musa", None, None))
+    """, env=clean_env())
+    assert proc.stdout.splitlines() == ["None", "torch.musa.musart is missing"]
+
+
+def test_status_lists_every_row_without_importing_an_area_module():
+    proc = run_python("""
+        import sys, torchada
+        from torchada.areas.manifest import AREAS
+        report = torchada.status()
+        print([a.name for a in report.areas] == [a.name for a in AREAS])
+        print(sorted(m for m in sys.modules if m.startswith("torchada.areas.")))
+    """, env=clean_env(TORCHADA_PLATFORM="cpu"))
+    assert proc.stdout.splitlines() == ["True", "['torchada.areas.manifest']"]
+
+
+def test_the_real_manifest_orders_env_mirror_before_the_backend():
+    from torchada.areas.manifest import AREAS
+
+    phases = {a.name: a.phase for a in AREAS}
+    assert phases["env_mirror"] == BEFORE_BACKEND
+    assert [n for n, p in phases.items() if p == BEFORE_BACKEND] == ["env_mirror"]
