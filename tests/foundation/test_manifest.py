@@ -59,3 +59,41 @@ def test_the_real_manifest_orders_env_mirror_before_the_backend():
     phases = {a.name: a.phase for a in AREAS}
     assert phases["env_mirror"] == BEFORE_BACKEND
     assert [n for n, p in phases.items() if p == BEFORE_BACKEND] == ["env_mirror"]
+
+
+STATUS = """
+import json, torch, torchada
+fixes = {f["name"]: [f["state"], f["reason"]] for a in torchada.status().areas for f in a.fixes}
+print(json.dumps(fixes["accelerator.memory_routes"]))
+print(hasattr(torch.accelerator.memory_allocated, "__wrapped__"))  # routed by the fix
+"""
+
+
+def _fix_status(**env):
+    import json
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "cuda_namespace"))
+    import _sim
+
+    lines = _sim.run(STATUS, **env).strip().splitlines()
+    return json.loads(lines[-2]), lines[-1]
+
+
+def test_fix_unit_applies_on_the_broken_release_with_its_own_status_line():
+    (state, reason), module = _fix_status(TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1")
+    assert (state, reason) == ("applied", None)
+    assert module == "True"  # routed to torch.musa
+
+
+def test_fix_unit_stands_aside_on_the_fixed_release():
+    (state, reason), module = _fix_status(TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2")
+    assert state == "skipped" and reason == "torch_musa 2.11.0.post2 not in <2.11.0.post2"
+    assert module == "False"
+
+
+def test_fix_unit_is_disabled_on_its_own():
+    (state, reason), module = _fix_status(TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1",
+                                          TORCHADA_DISABLE_AREAS="accelerator.memory_routes")
+    assert (state, reason) == ("skipped", "disabled by TORCHADA_DISABLE_AREAS")
+    assert module == "False"  # the area applied, the fix did not

@@ -8,9 +8,13 @@ _MISSING = object()
 class Journal:
     """Records (owner, name, old value) for each write; ``revert`` undoes them in reverse."""
 
-    def __init__(self, area):
+    def __init__(self, area, fixes=()):
         self.area = area
+        self.fixes = frozenset(fixes)  # the area's fix units whose gate passed
         self._undo = []
+
+    def fix_enabled(self, name):
+        return name in self.fixes
 
     def __len__(self):
         return len(self._undo)

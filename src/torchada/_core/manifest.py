@@ -16,6 +16,27 @@ PHASES = (NORMAL, BEFORE_BACKEND)
 
 
 @dataclass(frozen=True)
+class Fix:
+    """A version-gated or probe-decided fix inside an area: its own gate, its own status
+    line (``<area>.<fix>``), disabled on its own (``TORCHADA_DISABLE_AREAS=<area>.<fix>``)."""
+    name: str
+    doc: str
+    versions: Tuple[Tuple[str, str], ...] = ()
+    needs: Tuple[str, ...] = ()
+    evidence: str = ""                      # the release note / issue / measurement
+
+    def gate(self, platforms=("musa",)):
+        return _gate(platforms, self.versions, self.needs)
+
+
+def _gate(platforms, versions, needs):
+    versions = dict(versions)
+    return Gate(platforms=platforms, torch=versions.pop("torch", None),
+                torch_musa=versions.pop("torch_musa", None),
+                versions=tuple(versions.items()), needs=tuple(needs))
+
+
+@dataclass(frozen=True)
 class Area:
     name: str
     triggers: Tuple[str, ...]               # module names whose first import applies it
@@ -27,6 +48,7 @@ class Area:
     # by importing the distribution.
     versions: Tuple[Tuple[str, str], ...] = ()
     needs: Tuple[str, ...] = ()             # torch.musa attributes it cannot work without
+    fixes: Tuple[Fix, ...] = ()
 
     def __post_init__(self):
         if self.phase not in PHASES:
@@ -35,7 +57,7 @@ class Area:
             raise ValueError("area %r needs at least one trigger module name" % self.name)
 
     def gate(self):
-        versions = dict(self.versions)
-        return Gate(platforms=self.platforms, torch=versions.pop("torch", None),
-                    torch_musa=versions.pop("torch_musa", None),
-                    versions=tuple(versions.items()), needs=self.needs)
+        return _gate(self.platforms, self.versions, self.needs)
+
+    def fix_names(self):
+        return ["%s.%s" % (self.name, fix.name) for fix in self.fixes]

@@ -29,11 +29,14 @@ class AreaRecord:
     so activation on MUSA costs no area imports at interpreter start."""
 
     __slots__ = ("name", "package", "module", "triggers", "gate", "phase", "state", "reason",
-                 "seconds", "journal", "writes")
+                 "seconds", "journal", "writes", "fixes", "fix_states")
 
     def __init__(self, area, package):
         self.name, self.package, self.triggers = area.name, package, tuple(area.triggers)
         self.gate, self.phase = area.gate(), area.phase
+        self.fixes = tuple(getattr(area, "fixes", ()))
+        # "<area>.<fix>" -> (state, reason); pending until the area runs
+        self.fix_states = {"%s.%s" % (self.name, f.name): (PENDING, None) for f in self.fixes}
         self.module = self.journal = None
         self.state, self.reason = PENDING, None
         self.seconds, self.writes = 0.0, 0
@@ -88,7 +91,8 @@ class Registry:
         self._lock = threading.RLock()
         self.records = [AreaRecord(area, package) for area in areas]
         self.triggers = frozenset(t for r in self.records for t in r.triggers)
-        disabled = settings.disabled_areas({r.name for r in self.records})
+        known = {r.name for r in self.records} | {f for r in self.records for f in r.fix_states}
+        self._disabled = disabled = settings.disabled_areas(known)
         for record in self.records:
             if record.name in disabled:
                 record.state, record.reason = SKIPPED, "disabled by %s" % settings.DISABLE_AREAS_VAR
@@ -144,7 +148,7 @@ class Registry:
         if reason is not None:
             self._finish(record, SKIPPED, reason, started)
             return
-        journal = Journal(record.name)
+        journal = Journal(record.name, self._decide_fixes(record))
         try:
             record.module.apply(journal)
         except Exception as exc:
@@ -160,10 +164,32 @@ class Registry:
         record.journal, record.writes = journal, len(journal)
         self._finish(record, APPLIED, None, started)
 
+    def _decide_fixes(self, record):
+        """Gate each fix unit of an area about to apply; returns the names that may apply."""
+        enabled = []
+        for fix in record.fixes:
+            full = "%s.%s" % (record.name, fix.name)
+            if full in self._disabled:
+                reason = "disabled by %s" % settings.DISABLE_AREAS_VAR
+            else:
+                try:
+                    reason = fix.gate(record.gate.platforms).check(
+                        self.platform, module_version("torch"), module_version("torch_musa"))
+                except Exception as exc:  # a broken gate skips its fix, nothing more
+                    reason = "gate check raised %s: %s" % (type(exc).__name__, exc)
+            record.fix_states[full] = (APPLYING, None) if reason is None else (SKIPPED, reason)
+            if reason is None:
+                enabled.append(fix.name)
+        return enabled
+
     def _finish(self, record, state, reason, started):
         with self._lock:
             record.state, record.reason = state, reason
             record.seconds = time.perf_counter() - started
+            for full, (fix_state, fix_reason) in record.fix_states.items():
+                if fix_state in (PENDING, APPLYING):  # the fix follows its area
+                    why = reason if fix_state == APPLYING else "area %s %s" % (record.name, state)
+                    record.fix_states[full] = (state, why)
 
     def _gate_reason(self, record):
         try:

@@ -15,6 +15,7 @@ class AreaStatus:
     seconds: float = 0.0
     writes: int = 0
     note: Optional[str] = None  # what an applied area chose (an area's status_note())
+    fixes: list = field(default_factory=list)  # [{"name", "state", "reason"}] per fix unit
 
 
 @dataclass
@@ -46,6 +47,9 @@ class Report:
             timing = " (%.1f ms, %d writes)" % (a.seconds * 1e3, a.writes) if a.state == "applied" else ""
             note = " [%s]" % a.note if a.note else ""
             lines.append("    %-22s %-8s%s%s%s" % (a.name, a.state, timing, detail, note))
+            for fix in a.fixes:
+                detail = " - %s" % fix["reason"] if fix["reason"] else ""
+                lines.append("      %-20s %-8s%s" % (fix["name"], fix["state"], detail))
         return "\n".join(lines)
 
 
@@ -60,7 +64,9 @@ def build_report():
         why = "torchada inactive: %s" % reason
         areas = [AreaStatus(n, "skipped", why) for n in activation.area_names()]
         return Report(platform or _seen_platform(), False, reason, *versions, areas=areas)
-    areas = [AreaStatus(r.name, r.state, r.reason, r.triggers, r.seconds, r.writes, _note(r))
+    areas = [AreaStatus(r.name, r.state, r.reason, r.triggers, r.seconds, r.writes, _note(r),
+                        [{"name": n, "state": st, "reason": why}
+                         for n, (st, why) in r.fix_states.items()])
              for r in registry.records]
     return Report(platform, True, reason, *versions, areas=areas)
 

@@ -7,11 +7,12 @@ import re
 logger = logging.getLogger("torchada")
 
 DISABLE_AREAS_VAR = "TORCHADA_DISABLE_AREAS"
-_AREA_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+_AREA_NAME = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$")  # area or area.fix
 
 
 def disabled_areas(known):
-    """Names listed in TORCHADA_DISABLE_AREAS ("*" means every area).
+    """Names listed in TORCHADA_DISABLE_AREAS ("*" means every area); ``area.fix`` names one
+    fix unit of an area.
 
     Unknown or malformed names get one warning listing the valid names; the rest still count.
     """

@@ -22,7 +22,7 @@ is_available, get_device_capability}``.
 import functools
 
 
-FIXED_IN = "2.11.0.post2"  # first torch_musa release whose accelerator memory APIs work
+from torchada.areas.manifest import ACCELERATOR_MEMORY_FIXED_IN as FIXED_IN
 
 # torch.accelerator name -> torch.musa name, for names this torch may lack.
 FALLBACKS = {
@@ -71,8 +71,6 @@ def apply(journal):
     import torch
     import torch.accelerator as acc
 
-    from torchada._core.gate import module_version
-
     musa = torch.musa
     try:
         import torch.accelerator.memory as acc_memory
@@ -81,7 +79,7 @@ def apply(journal):
     for name, musa_name in FALLBACKS.items():
         if not hasattr(acc, name) and hasattr(musa, musa_name):
             journal.setattr(acc, name, getattr(musa, musa_name))
-    if needs_memory_fix(module_version("torch_musa")):
+    if journal.fix_enabled("memory_routes"):  # gate: manifest row, fix "memory_routes"
         for name in MEMORY:
             target = getattr(musa, FALLBACKS[name], None)
             if target is None:

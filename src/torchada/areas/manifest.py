@@ -5,7 +5,10 @@ The finder watches the triggers, the registry gates and orders the areas, ``stat
 ``TORCHADA_DISABLE_AREAS`` list them, all from this table, without importing area modules.
 """
 
-from torchada._core.manifest import BEFORE_BACKEND, Area
+from torchada._core.manifest import BEFORE_BACKEND, Area, Fix
+
+# First torch_musa release whose torch.accelerator memory APIs work (seed README's fix table).
+ACCELERATOR_MEMORY_FIXED_IN = "2.11.0.post2"
 
 AREAS = (
     Area("devices", ("torch",), "device strings and ordinals: torch.device, factories, "
@@ -19,7 +22,11 @@ AREAS = (
     Area("backends", ("torch",), "torch.backends.cuda / cudnn where they have a MUSA meaning",
          versions=(("torch", ">=2.7"),)),
     Area("accelerator", ("torch",), "torch.accelerator fallbacks to torch.musa",
-         versions=(("torch", ">=2.6"),)),
+         versions=(("torch", ">=2.6"),),
+         fixes=(Fix("memory_routes", "torch.accelerator memory APIs routed to torch.musa's "
+                    "allocator functions",
+                    versions=(("torch_musa", "<" + ACCELERATOR_MEMORY_FIXED_IN),),
+                    evidence="seed README fix table: broken before 2.11.0.post2"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
          "equivalents", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
