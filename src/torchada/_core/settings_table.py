@@ -1,0 +1,82 @@
+"""Every TORCHADA_* switch and -X option, as one table (pure data; imports nothing).
+
+``python -m torchada._core.settings_table --markdown > docs/environment.md`` regenerates the
+page; tests keep the page current, keep the boot module's stdlib copy of the accepted values
+equal to this table, and check that every ``TORCHADA_*`` name in the source has a row.
+``parser`` names the function that reads the value (module:function).
+"""
+
+from collections import namedtuple
+
+Setting = namedtuple("Setting", "name values default meaning parser")
+
+SETTINGS = (
+    Setting("-X torchada", ("off", "0", "false", "no"), "unset",
+            "turn torchada off for this interpreter before anything else is decided",
+            "torchada_boot:_xoption"),
+    Setting("TORCHADA_PLATFORM", ("musa", "cuda", "cpu", "off"), "auto-detection",
+            "force the platform; cuda / cpu / off record it and patch nothing",
+            "torchada_boot:_forced_platform"),
+    Setting("TORCHADA_DISABLE_AREAS", ("<area>", "<area>.<fix>", "*"), "none",
+            "comma list of areas or fix units not to apply (status says why)",
+            "torchada._core.settings:disabled_areas"),
+    Setting("TORCHADA_FORCE_CUDA_AVAILABLE", ("1", "0"), "0 (torchada run: 1)",
+            "torch.cuda.is_available() answers True on MUSA",
+            "torchada.areas._devmap:force_cuda_available"),
+    Setting("TORCHADA_SIMULATE_MUSA", ("1", "force"), "unset",
+            "use the simulated torch_musa (force: even when a real one is installed)",
+            "torchada_boot:_simulation_request"),
+    Setting("TORCHADA_EXCLUDE_DIRS", ("<paths or names>",), "none",
+            "directories the porter and the build integration leave alone "
+            "(separated by os.pathsep or commas)",
+            "torchada.porting.walker:parse_exclude_dirs"),
+    Setting("TORCHADA_SIM_DEVICE_COUNT", ("0..16",), "2", "simulated physical devices",
+            "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_DEVICE_NAME", ("<product name>",), "MTT S5000",
+            "simulated device name", "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_TOTAL_MEMORY", ("<bytes>", "<n>MiB", "<n>GiB"), "48GiB",
+            "simulated per-device capacity and allocation limit",
+            "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_CAPABILITY", ("MAJOR.MINOR",), "3.1",
+            "simulated compute capability", "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_TORCH_MUSA_VERSION", ("<PEP 440 version>",),
+            "2.7.1 on torch 2.7.x, else <major>.<minor>.0 of torch",
+            "simulated torch_musa release (selects its defects)",
+            "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_MUSA_VERSION", ("<digits>",), "4030", "simulated torch.version.musa",
+            "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_DEFECTS", ("auto", "none", "all", "<names>", "+name", "-name"),
+            "auto", "which modelled torch_musa defects the simulator reproduces",
+            "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_GRAPH_EXEC_CAP", ("<positive integer>",), "2048",
+            "live graph executables per process (graph_exec_cap defect)",
+            "torchada.testing._simconfig:config"),
+    Setting("TORCHADA_SIM_CACHE_DIR", ("<directory>",), "platformdirs user cache",
+            "root of the simulator backend's build cache",
+            "torchada.testing._backend:cache_root"),
+)
+
+# Names in the source that are not user settings: a C++ include guard, and the variable
+# ``torchada run`` passes to its own child.
+NOT_SETTINGS = ("TORCHADA_STABLE_ACCESSORS", "TORCHADA_RUN_SUMMARY")
+
+
+def markdown():
+    lines = ["# Environment and -X options", "",
+             "Generated from `torchada/_core/settings_table.py` "
+             "(`python -m torchada._core.settings_table --markdown`). A malformed value gets "
+             "one warning naming the setting and the accepted values; the default is used.", "",
+             "| Setting | Accepted values | Default | Meaning |", "|---|---|---|---|"]
+    for s in SETTINGS:
+        lines.append("| `%s` | %s | %s | %s |" % (
+            s.name, ", ".join("`%s`" % v for v in s.values), s.default, s.meaning))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--markdown"]:
+        sys.stdout.write(markdown())
+    else:
+        sys.exit("usage: python -m torchada._core.settings_table --markdown")
