@@ -97,3 +97,13 @@ def test_fix_unit_is_disabled_on_its_own():
                                           TORCHADA_DISABLE_AREAS="accelerator.memory_routes")
     assert (state, reason) == ("skipped", "disabled by TORCHADA_DISABLE_AREAS")
     assert module == "False"  # the area applied, the fix did not
+
+
+def test_areas_doc_is_generated_from_the_manifest():
+    from pathlib import Path
+
+    from torchada.areas import manifest
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "areas.md").read_text()
+    assert doc == manifest.markdown()
+    assert all("| `%s` |" % a.name in doc for a in manifest.AREAS)

@@ -32,3 +32,31 @@ AREAS = (
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
          "CUDAExtension / BuildExtension on MUSA", versions=(("torch", ">=2.1"),)),
 )
+
+
+def markdown():
+    """docs/areas.md: ``python -m torchada.areas.manifest --markdown > docs/areas.md``."""
+    lines = ["# Areas", "",
+             "Generated from `torchada/areas/manifest.py`; rows apply in this order.", "",
+             "| Area | Triggers | Phase | Gate | Needs torch.musa | What it makes work |",
+             "|---|---|---|---|---|---|"]
+    for area in AREAS:
+        gate = ", ".join("%s %s" % v for v in area.versions) or "-"
+        needs = ", ".join("`%s`" % n for n in area.needs) or "-"
+        lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
+            area.name, ", ".join("`%s`" % t for t in area.triggers), area.phase, gate, needs,
+            area.doc))
+        for fix in area.fixes:
+            lines.append("| `%s.%s` (fix) | | | %s | %s | %s. Evidence: %s |" % (
+                area.name, fix.name, ", ".join("%s %s" % v for v in fix.versions) or "-",
+                ", ".join(fix.needs) or "-", fix.doc, fix.evidence or "-"))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--markdown"]:
+        sys.stdout.write(markdown())
+    else:
+        sys.exit("usage: python -m torchada.areas.manifest --markdown")
