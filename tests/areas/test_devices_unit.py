@@ -83,7 +83,12 @@ def test_env_plan_rules():
     ("2.11.0.post2", False), ("2.12.0", False), (None, False),
 ])
 def test_accelerator_memory_fix_versions(version, needed):
-    assert accelerator.needs_memory_fix(version) is needed
+    # the fix unit's gate, as the registry evaluates it (the manifest is its one definition)
+    from torchada.areas.manifest import AREAS
+
+    fix = next(f for a in AREAS if a.name == "accelerator" for f in a.fixes)
+    assert fix.name == "memory_routes"
+    assert (fix.gate().check("musa", "2.13.0", version) is None) is needed
 
 
 def test_area_modules_are_inert_at_import():

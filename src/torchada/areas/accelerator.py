@@ -10,7 +10,7 @@ working API on MUSA:
 * torch_musa releases before 2.11.0.post2 break the accelerator memory APIs
   (``memory_allocated``, ``memory_stats``, ``get_memory_info``, ``empty_cache``, ...): on those
   releases only, they are routed to torch.musa's allocator functions; later releases stand
-  aside (see ``FIXED_IN``).
+  aside (the fix unit ``accelerator.memory_routes`` in ``torchada/areas/manifest.py``).
 
 torch_musa APIs relied on: ``torch.musa.{empty_cache, memory_stats, memory_allocated,
 max_memory_allocated, memory_reserved, max_memory_reserved, reset_peak_memory_stats,
@@ -22,7 +22,6 @@ is_available, get_device_capability}``.
 import functools
 
 
-from torchada.areas.manifest import ACCELERATOR_MEMORY_FIXED_IN as FIXED_IN
 
 # torch.accelerator name -> torch.musa name, for names this torch may lack.
 FALLBACKS = {
@@ -43,13 +42,6 @@ FALLBACKS = {
 MEMORY = ("empty_cache", "memory_stats", "memory_allocated", "max_memory_allocated",
           "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
           "reset_accumulated_memory_stats", "get_memory_info")
-
-
-def needs_memory_fix(torch_musa_version):
-    """True on torch_musa releases whose torch.accelerator memory APIs are broken."""
-    from torchada._core.gate import version_in
-
-    return version_in(torch_musa_version, "<" + FIXED_IN)
 
 
 def _routed(name, target, original):
