@@ -3,7 +3,7 @@ import logging
 
 import pytest
 
-from torchada.areas import _devmap, accelerator, env_mirror
+from torchada.areas import _devmap, env_mirror
 
 
 @pytest.mark.parametrize("text,expected", [
