@@ -34,9 +34,9 @@ class AreaRecord:
     def __init__(self, area, package):
         self.name, self.package, self.triggers = area.name, package, tuple(area.triggers)
         self.gate, self.phase = area.gate(), area.phase
-        self.fixes = tuple(getattr(area, "fixes", ()))
+        self.fixes = dict(zip(area.fix_names(), area.fixes))  # "<area>.<fix>" -> Fix
         # "<area>.<fix>" -> (state, reason); pending until the area runs
-        self.fix_states = {"%s.%s" % (self.name, f.name): (PENDING, None) for f in self.fixes}
+        self.fix_states = {full: (PENDING, None) for full in self.fixes}
         self.module = self.journal = None
         self.state, self.reason = PENDING, None
         self.seconds, self.writes = 0.0, 0
@@ -91,7 +91,7 @@ class Registry:
         self._lock = threading.RLock()
         self.records = [AreaRecord(area, package) for area in areas]
         self.triggers = frozenset(t for r in self.records for t in r.triggers)
-        known = {r.name for r in self.records} | {f for r in self.records for f in r.fix_states}
+        known = {r.name for r in self.records} | {f for r in self.records for f in r.fixes}
         self._disabled = disabled = settings.disabled_areas(known)
         for record in self.records:
             if record.name in disabled:
@@ -167,8 +167,7 @@ class Registry:
     def _decide_fixes(self, record):
         """Gate each fix unit of an area about to apply; returns the names that may apply."""
         enabled = []
-        for fix in record.fixes:
-            full = "%s.%s" % (record.name, fix.name)
+        for full, fix in record.fixes.items():
             if full in self._disabled:
                 reason = "disabled by %s" % settings.DISABLE_AREAS_VAR
             else:
@@ -186,7 +185,7 @@ class Registry:
         with self._lock:
             record.state, record.reason = state, reason
             record.seconds = time.perf_counter() - started
-            for full, (fix_state, fix_reason) in record.fix_states.items():
+            for full, (fix_state, _) in record.fix_states.items():
                 if fix_state in (PENDING, APPLYING):  # the fix follows its area
                     why = reason if fix_state == APPLYING else "area %s %s" % (record.name, state)
                     record.fix_states[full] = (state, why)

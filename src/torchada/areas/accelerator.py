@@ -22,7 +22,6 @@ is_available, get_device_capability}``.
 import functools
 
 
-
 # torch.accelerator name -> torch.musa name, for names this torch may lack.
 FALLBACKS = {
     "empty_cache": "empty_cache", "memory_stats": "memory_stats",
