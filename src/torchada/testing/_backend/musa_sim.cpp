@@ -603,7 +603,7 @@ struct Alias {
   size_t nbytes;
 };
 
-at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d);
+at::Tensor sparse_to(const at::Tensor& t, c10::Device d);
 
 struct Ctx {
   c10::SmallVector<Alias, 8> aliases;
@@ -640,7 +640,7 @@ struct Ctx {
   at::Tensor unwrap(const at::Tensor& out, std::vector<std::pair<c10::StorageImpl*, c10::Storage>>& fresh) {
     if (!out.defined() || out.device().type() != c10::kCPU) return out;
     if (out.layout() != c10::kStrided)  // a dense op made a sparse result (to_sparse ...)
-      return sparse_to_musa(out, dev ? *dev : c10::Device(kMusa, t_current_device));
+      return sparse_to(out, dev ? *dev : c10::Device(kMusa, t_current_device));
     auto* si = out.storage().unsafeGetStorageImpl();
     for (auto& a : aliases) {
       if (a.cpu.unsafeGetTensorImpl() == out.unsafeGetTensorImpl()) return a.musa;
@@ -901,34 +901,31 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
 }
 
-// ---------------------------------------------------------------- sparse COO
-// A musa COO tensor is a SparseTensorImpl (key SparsePrivateUse1) whose indices and values
-// are musa strided tensors, as SparseCUDA's are CUDA tensors.  Constructors and accessors
-// are ATen's generic sparse kernels (the ones SparseCPU/SparseCUDA register); every other
-// op runs the SparseCPU kernel on copies and moves the result back.  Which sparse ops the
-// real torch_musa registers is unknown (its kernels are not in the manifest).
+// ---------------------------------------------------------------- sparse tensors
+// A musa sparse tensor is a SparseTensorImpl (COO, key SparsePrivateUse1) or a
+// SparseCsrTensorImpl (CSR/CSC/BSR/BSC, SparseCsrPrivateUse1) whose member tensors are musa
+// strided tensors, as SparseCUDA's are CUDA tensors.  Constructors and accessors are ATen's
+// generic sparse kernels; every other op runs the SparseCPU / SparseCsrCPU kernel on copies
+// and moves the result back.  Which sparse ops the real torch_musa registers is unknown (its
+// kernels are not in the manifest).
 bool is_compressed(c10::Layout l) {
   return l == c10::kSparseCsr || l == c10::kSparseCsc || l == c10::kSparseBsr || l == c10::kSparseBsc;
 }
 
-// A CSR/CSC/BSR/BSC tensor with its member tensors on device `d`.
-at::Tensor compressed_to(const at::Tensor& t, c10::Device d) {
+// (compressed, plain) indices of a CSR/CSC/BSR/BSC tensor.
+std::pair<at::Tensor, at::Tensor> compressed_members(const at::Tensor& t) {
   bool rows = t.layout() == c10::kSparseCsr || t.layout() == c10::kSparseBsr;
-  at::Tensor ci = rows ? t.crow_indices() : t.ccol_indices();
-  at::Tensor pi = rows ? t.col_indices() : t.row_indices();
-  return at::_sparse_compressed_tensor_unsafe(ci.to(d), pi.to(d), t.values().to(d), t.sizes(),
-                                              t.options().device(d));
+  return rows ? std::make_pair(t.crow_indices(), t.col_indices())
+              : std::make_pair(t.ccol_indices(), t.row_indices());
 }
 
-at::Tensor sparse_to_cpu(const at::Tensor& t) {
-  if (is_compressed(t.layout())) return compressed_to(t, c10::Device(c10::kCPU));
-  return at::_sparse_coo_tensor_with_dims_and_tensors(
-      t.sparse_dim(), t.dense_dim(), t.sizes(), t._indices().cpu(), t._values().cpu(),
-      t.options().device(c10::kCPU), t.is_coalesced());
-}
-
-at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d) {
-  if (is_compressed(t.layout())) return compressed_to(t, d);
+// The same sparse tensor with its member tensors on device `d` (CPU or musa).
+at::Tensor sparse_to(const at::Tensor& t, c10::Device d) {
+  if (is_compressed(t.layout())) {
+    auto [ci, pi] = compressed_members(t);
+    return at::_sparse_compressed_tensor_unsafe(ci.to(d), pi.to(d), t.values().to(d), t.sizes(),
+                                                t.options().device(d));
+  }
   TORCH_CHECK(t.layout() == c10::kSparse, "musa simulator: ", t.layout(),
               " tensors are not supported on musa");
   return at::_sparse_coo_tensor_with_dims_and_tensors(
@@ -938,7 +935,7 @@ at::Tensor sparse_to_musa(const at::Tensor& t, c10::Device d) {
 
 at::Tensor any_to_cpu(const at::Tensor& t) {
   if (!t.defined() || t.device().type() != kMusa) return t;
-  return t.layout() == c10::kStrided ? t.cpu() : sparse_to_cpu(t);
+  return t.layout() == c10::kStrided ? t.cpu() : sparse_to(t, c10::Device(c10::kCPU));
 }
 
 void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -979,11 +976,9 @@ void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     at::Tensor& dst = written[k].second;
     const at::Tensor& src = cpu_written[k];
     if (is_compressed(dst.layout())) {
-      at::Tensor m = compressed_to(src, *dev);
-      bool rows = m.layout() == c10::kSparseCsr || m.layout() == c10::kSparseBsr;
+      auto [ci, pi] = compressed_members(src);
       static_cast<at::SparseCsrTensorImpl*>(dst.unsafeGetTensorImpl())->set_member_tensors(
-          rows ? m.crow_indices() : m.ccol_indices(), rows ? m.col_indices() : m.row_indices(),
-          m.values(), m.sizes());
+          ci.to(*dev), pi.to(*dev), src.values().to(*dev), src.sizes());
     } else if (dst.layout() == c10::kSparse) {
       auto* impl = static_cast<at::SparseTensorImpl*>(dst.unsafeGetTensorImpl());
       impl->raw_resize_(src.sparse_dim(), src.dense_dim(), src.sizes());
@@ -1013,11 +1008,28 @@ void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (returned_written) continue;
     const at::Tensor& r = iv.toTensor();
     if (r.defined() && r.device().type() == c10::kCPU)
-      iv = r.layout() == c10::kStrided ? r.to(*dev) : sparse_to_musa(r, *dev);
+      iv = r.layout() == c10::kStrided ? r.to(*dev) : sparse_to(r, *dev);
   }
 }
 
+// Structured ops have a CompositeExplicitAutogradNonFunctional "default backend kernel" that
+// takes the sparse musa slots (it is dense-only); route them to the fallback instead.
+constexpr const char* kStructuredSparseOps[] = {
+    "mm", "mm.out", "addmm", "addmm.out", "addmm_", "addmv", "addmv.out", "addmv_",
+    "bmm", "bmm.out", "baddbmm", "baddbmm.out", "add.Tensor", "add.out", "add_.Tensor",
+    "sub.Tensor", "sub.out", "sub_.Tensor", "mul.Tensor", "mul.out", "mul_.Tensor",
+    "div.Tensor", "div.out", "div_.Tensor"};
+
+void route_to_sparse_fallback(torch::Library& m) {
+  for (const char* op : kStructuredSparseOps)
+    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+  // copy_ has a CompositeExplicitAutograd kernel (the dense one) that would otherwise take
+  // these keys; SparseCPU/SparseCUDA register copy_sparse_wrapper_, reached via the fallback.
+  m.impl("copy_", torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+}
+
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
+  route_to_sparse_fallback(m);
   m.impl("_sparse_coo_tensor_with_dims_and_tensors", at::native::new_with_dims_and_tensor_sparse_symint);
   m.impl("_sparse_coo_tensor_with_dims", at::native::new_with_dims_sparse);
   m.impl("empty.memory_format", at::native::empty_sparse);
@@ -1030,36 +1042,16 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("dense_dim", at::native::dense_dim_sparse);
   m.impl("is_coalesced", at::native::is_coalesced_sparse);
   m.impl("_coalesced_", at::native::_coalesced_sparse_);
-  // copy_ has a CompositeExplicitAutograd kernel (the dense one) that would otherwise take
-  // this key; SparseCPU/SparseCUDA register copy_sparse_wrapper_, which the fallback reaches.
-  m.impl("copy_", torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
 }
 
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
 }
 
-// Structured ops have a CompositeExplicitAutogradNonFunctional "default backend kernel" that
-// takes the sparse musa slots (it is dense-only); route them to the fallback instead.
-constexpr const char* kStructuredSparseOps[] = {
-    "mm", "mm.out", "addmm", "addmm.out", "addmm_", "addmv", "addmv.out", "addmv_",
-    "bmm", "bmm.out", "baddbmm", "baddbmm.out", "add.Tensor", "add.out", "add_.Tensor",
-    "sub.Tensor", "sub.out", "sub_.Tensor", "mul.Tensor", "mul.out", "mul_.Tensor",
-    "div.Tensor", "div.out", "div_.Tensor"};
-
-TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
-  for (const char* op : kStructuredSparseOps)
-    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
-}
-
-TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
-  for (const char* op : kStructuredSparseOps)
-    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
-}
-
 // Compressed layouts (CSR/CSC/BSR/BSC): member accessors are ATen's SparseCsr kernels; the
 // rest runs on SparseCsrCPU through the same fallback.
 TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
+  route_to_sparse_fallback(m);
   m.impl("crow_indices", at::native::crow_indices_sparse_csr);
   m.impl("col_indices", at::native::col_indices_sparse_csr);
   m.impl("ccol_indices", at::native::ccol_indices_sparse_csr);
@@ -1069,7 +1061,6 @@ TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   m.impl("sparse_dim", at::native::sparse_dim_sparse_csr);
   m.impl("dense_dim", at::native::dense_dim_sparse_csr);
   m.impl("empty.memory_format", at::native::empty_sparse_compressed);
-  m.impl("copy_", torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
 }
 
 TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
