@@ -112,9 +112,11 @@ class J:
     def setitem(self, m, k, v): m[k] = v
     def on_revert(self, f): pass
 area.apply(J())
-f = torch.compile(lambda x: torch.sin(x) * 2 + 1)
+# + 3 keeps the result in [1, 5]: no cancellation near zero, so float32's
+# default tolerances (a few ulp) hold for a vectorised sin against libm's.
+f = torch.compile(lambda x: torch.sin(x) * 2 + 3)
 x = torch.randn(16)
-assert torch.allclose(f(x), torch.sin(x) * 2 + 1)
+torch.testing.assert_close(f(x), torch.sin(x) * 2 + 3)
 print("ok")
 '''
     env = dict(__import__("os").environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "inductor"),
