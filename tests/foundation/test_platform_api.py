@@ -53,7 +53,7 @@ def test_musa_home_has_one_answer_when_only_mcc_is_on_path(tmp_path, monkeypatch
     # Before: torchada.detection said None while the build integration found the toolkit.
     import os
     from torchada import detection
-    from torchada.porting import build
+    from torchada.porting import toolkit as porting_toolkit
 
     toolkit = tmp_path / "musa-4.3"
     (toolkit / "bin").mkdir(parents=True)
@@ -65,5 +65,5 @@ def test_musa_home_has_one_answer_when_only_mcc_is_on_path(tmp_path, monkeypatch
     monkeypatch.setenv("PATH", str(toolkit / "bin"))
     monkeypatch.setattr(os.path, "isdir",
                         lambda p, _isdir=os.path.isdir: False if p == "/usr/local/musa" else _isdir(p))
-    assert build.musa_home is detection.musa_home
+    assert porting_toolkit.musa_home is detection.musa_home
     assert detection.musa_home() == str(toolkit)

@@ -142,7 +142,7 @@ def test_second_build_is_idempotent_and_revert_restores(project):
 
 
 def test_nvcc_flag_translation_and_arch_lists():
-    from torchada.porting.build import arch_list, translate_libraries, translate_nvcc_flags
+    from torchada.porting.flags import arch_list, translate_libraries, translate_nvcc_flags
 
     flags, archs, dropped = translate_nvcc_flags(
         ["-gencode=arch=compute_80,code=sm_80", "-arch=sm_75", "--threads", "4",

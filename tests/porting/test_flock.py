@@ -12,7 +12,7 @@ import pytest
 BUILDER = textwrap.dedent('''
     import os, sys, time
     from torch.utils.file_baton import FileBaton
-    from torchada.porting.build import locked_load
+    from torchada.porting.jit_lock import locked_load
 
     build_dir, mode = sys.argv[1], sys.argv[2]
 
@@ -81,7 +81,7 @@ def test_concurrent_builders_compile_once(tmp_path):
 
 
 def test_lock_file_lives_in_the_private_cache(tmp_path, _private_cache):
-    from torchada.porting.build import build_lock, lock_path
+    from torchada.porting.jit_lock import build_lock, lock_path
 
     with build_lock("my/ext name", None) as locked:
         assert locked
@@ -95,13 +95,14 @@ def test_lock_file_lives_in_the_private_cache(tmp_path, _private_cache):
 def test_without_flock_one_warning_and_torch_behaviour(monkeypatch):
     import fcntl
 
-    import torchada.porting.build as build
+    import torchada._core.files as files
+    import torchada.porting.jit_lock as build
 
     def broken(fd, op):
         raise OSError(38, "Function not implemented")
 
     monkeypatch.setattr(fcntl, "flock", broken)
-    monkeypatch.setattr(build, "_FLOCK_WARNED", [])
+    monkeypatch.setattr(files, "_NO_LOCK_WARNED", [])
     calls = []
     load = build.locked_load(lambda name, sources=None: calls.append(name) or "m",
                              lambda name, verbose: None)
@@ -120,7 +121,7 @@ def test_wrapper_keeps_torch_load_signature():
 
     import torch.utils.cpp_extension as cpp
 
-    from torchada.porting.build import locked_load
+    from torchada.porting.jit_lock import locked_load
 
     for name in ("load", "load_inline"):
         original = getattr(cpp, name)

@@ -5,7 +5,7 @@ import stat
 import pytest
 
 from torchada.porting import PortError, parse_exclude_dirs, port_paths, revert_paths
-from torchada.porting.walker import records_dir
+from torchada.porting.records import records_dir
 
 CU = b"#include <cuda_runtime.h>\n__global__ void k(cudaStream_t s) { cudaMalloc(0, 0); }\n"
 

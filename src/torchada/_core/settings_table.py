@@ -29,7 +29,7 @@ SETTINGS = (
     Setting("TORCHADA_EXCLUDE_DIRS", ("<paths or names>",), "none",
             "directories the porter and the build integration leave alone "
             "(separated by os.pathsep or commas)",
-            "torchada.porting.walker:parse_exclude_dirs"),
+            "torchada.porting.collect:parse_exclude_dirs"),
     Setting("TORCHADA_SIM_DEVICE_COUNT", ("0..16",), "2", "simulated physical devices",
             "torchada.testing._simconfig:config"),
     Setting("TORCHADA_SIM_DEVICE_NAME", ("<product name>",), "MTT S5000",

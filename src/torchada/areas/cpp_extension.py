@@ -21,7 +21,7 @@ def apply(journal):
 
     import torch.utils.cpp_extension as cpp
 
-    from torchada.porting import build
+    from torchada.porting import build, flags, jit_lock, toolkit
 
     original_include_paths = cpp.include_paths
     original_library_paths = cpp.library_paths
@@ -47,14 +47,14 @@ def apply(journal):
         if not _wants_device(args, kwargs):
             return original_include_paths(*args, **kwargs)
         a, k = _cpu_args(args, kwargs)
-        return original_include_paths(*a, **k) + build.musa_include_paths()
+        return original_include_paths(*a, **k) + toolkit.musa_include_paths()
 
     @functools.wraps(original_library_paths)
     def library_paths(*args, **kwargs):
         if not _wants_device(args, kwargs):
             return original_library_paths(*args, **kwargs)
         a, k = _cpu_args(args, kwargs)
-        return original_library_paths(*a, **k) + build.musa_library_paths()
+        return original_library_paths(*a, **k) + toolkit.musa_library_paths()
 
     original_cuda_extension = cpp.CUDAExtension
 
@@ -62,18 +62,18 @@ def apply(journal):
     def CUDAExtension(name, sources, *args, **kwargs):
         import setuptools
 
-        kwargs = build.extension_kwargs(kwargs, include_paths("cuda"), library_paths("cuda"))
+        kwargs = flags.extension_kwargs(kwargs, include_paths("cuda"), library_paths("cuda"))
         return setuptools.Extension(name, sources, *args, **kwargs)
 
     journal.setattr(cpp, "include_paths", include_paths)
     journal.setattr(cpp, "library_paths", library_paths)
     journal.setattr(cpp, "CUDAExtension", CUDAExtension)
-    journal.setattr(cpp, "CUDA_HOME", build.musa_home())
+    journal.setattr(cpp, "CUDA_HOME", toolkit.musa_home())
     _install_build_extension(journal, cpp, build)
     for name in ("load", "load_inline"):
         original = getattr(cpp, name, None)
         if original is not None:
-            journal.setattr(cpp, name, build.locked_load(original, cpp._get_build_directory))
+            journal.setattr(cpp, name, jit_lock.locked_load(original, cpp._get_build_directory))
 
 
 def _install_build_extension(journal, cpp, build):

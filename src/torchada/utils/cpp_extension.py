@@ -85,17 +85,16 @@ def stable_overlay_dirs(torch_include=None, torch_version=None, cache=None):
         if patched == text:
             return [_INCLUDE]
         if cache is None:
-            from torchada.porting.walker import cache_dir
+            from torchada._core.files import private_dir
 
-            cache = cache_dir(create=True)
+            cache = private_dir(create=True)
         digest = hashlib.sha256(patched.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         root = os.path.join(cache, "stable-compat", digest)
         dst = os.path.join(root, rel)
         if not os.path.isfile(dst):
+            from torchada._core.files import write_atomic
+
             os.makedirs(os.path.dirname(dst), mode=0o700, exist_ok=True)
-            tmp = dst + ".%d.tmp" % os.getpid()
-            with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write(patched)
-            os.replace(tmp, dst)
+            write_atomic(dst, patched.encode("utf-8", "surrogateescape"), mode=0o600, sync=False)
         return [root, _INCLUDE]
     return [_INCLUDE]

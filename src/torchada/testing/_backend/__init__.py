@@ -2,18 +2,20 @@
 
 The shared library is cached in ``platformdirs.user_cache_dir("torchada")/sim_backend/
 <torch version>-<sha of source>``; a present library is loaded directly (no ninja, no
-compiler).  Concurrent processes (pytest-xdist) build it once, under a file lock.
+compiler).  Concurrent processes (pytest-xdist) build it once, under torchada's flock
+(``torchada._core.files``).
 ``TORCHADA_SIM_CACHE_DIR`` replaces the cache root (used by the cold-build benchmark).
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from torchada._core.files import LockTimeout, file_lock, private_dir
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
 # Bump when the way the library is built changes (it is part of the cache key).
@@ -35,12 +37,7 @@ def _source_hash() -> str:
 
 
 def cache_root() -> str:
-    root = os.environ.get("TORCHADA_SIM_CACHE_DIR")
-    if root:
-        return os.path.join(root, "sim_backend")
-    import platformdirs
-
-    return os.path.join(platformdirs.user_cache_dir("torchada"), "sim_backend")
+    return private_dir("sim_backend", root=os.environ.get("TORCHADA_SIM_CACHE_DIR") or None)
 
 
 def cache_dir() -> str:
@@ -52,32 +49,6 @@ def cache_dir() -> str:
 
 def library_path() -> str:
     return os.path.join(cache_dir(), LIB_NAME + ".so")
-
-
-@contextlib.contextmanager
-def _file_lock(path: str):
-    try:
-        from filelock import FileLock, Timeout
-    except ImportError:  # filelock is optional: plain fcntl does the same on POSIX
-        import fcntl
-
-        with open(path, "w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
-        return
-    try:
-        lock = FileLock(path, timeout=LOCK_TIMEOUT_S)
-        lock.acquire()
-    except Timeout:
-        raise RuntimeError(f"torchada simulator: waited {LOCK_TIMEOUT_S}s for another process building the "
-                           f"C++ backend (lock {path}); remove the lock file if no build is running") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def _compiler() -> str:
@@ -102,7 +73,7 @@ def _compile_into(work: str, verbose: bool = False) -> None:
 def build(target_dir: str | None = None, verbose: bool = False) -> str:
     """Compile the backend into ``target_dir`` (default: the cache dir); return the .so path."""
     target_dir = target_dir or cache_dir()
-    os.makedirs(target_dir, mode=0o700, exist_ok=True)
+    private_dir(create=True, root=target_dir)
     final = os.path.join(target_dir, LIB_NAME + ".so")
     work = tempfile.mkdtemp(prefix="build-", dir=target_dir)
     src_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SOURCE))))
@@ -140,10 +111,14 @@ def load() -> str:
     path = library_path()
     if not os.path.exists(path):
         d = os.path.dirname(path)
-        os.makedirs(os.path.dirname(d), mode=0o700, exist_ok=True)
-        with _file_lock(d + ".lock"):
-            if not os.path.exists(path):
-                build(d)
+        private_dir(create=True, root=os.path.dirname(d))
+        try:
+            with file_lock(d + ".lock", timeout=LOCK_TIMEOUT_S):
+                if not os.path.exists(path):
+                    build(d)
+        except LockTimeout as exc:
+            raise RuntimeError(f"torchada simulator: {exc} (another process is building the C++ "
+                               "backend, or was killed while building it)") from None
     torch.ops.load_library(path)
     _loaded_path = path
     return path

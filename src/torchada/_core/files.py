@@ -1,0 +1,174 @@
+"""torchada's own files: its private cache directory, atomic writes and exclusive locks.
+
+One module so the porter (revert records), the build integration (JIT build locks, the
+stable-ABI header overlay) and the simulator backend (its compiled library) create private
+directories, replace files and lock the same way.
+
+- Private directories live under ``platformdirs.user_cache_dir("torchada")`` and are made
+  0o700 when this module creates them (records hold copies of users' sources).
+- Writes go to a temporary file beside the target and are renamed over it, so a crash
+  leaves the old or the new contents, never a torn file.
+- Locks are ``fcntl.flock``: the kernel releases them when the holder dies, so a process
+  killed mid-build never blocks the next one.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+import time
+import warnings
+
+APP_NAME = "torchada"
+_LOCK_POLL_S = 0.05
+_NO_LOCK_WARNED: list[bool] = []
+
+
+def _make_private(path: str) -> None:
+    if not os.path.isdir(path):
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        os.chmod(path, 0o700)  # makedirs' mode is masked by the umask
+
+
+def user_cache_root() -> str:
+    from platformdirs import user_cache_dir
+
+    return user_cache_dir(APP_NAME)
+
+
+def private_dir(*parts: str, create: bool = False, root: str | None = None) -> str:
+    """``<root or the user cache>/<parts...>``; with ``create`` every level made is 0o700."""
+    path = root or user_cache_root()
+    if create:
+        _make_private(path)
+    for part in parts:
+        path = os.path.join(path, part)
+        if create:
+            _make_private(path)
+    return path
+
+
+def fsync_dir(directory: str) -> None:
+    """Make a rename in ``directory`` durable (best effort: some file systems refuse)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_fd(fd: int, data: bytes, sync: bool) -> None:
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        if sync:
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def temp_beside(path: str, data: bytes, mode: int | None = None, sync: bool = True) -> str:
+    """Write ``data`` to a new temporary file in ``path``'s directory; return its name.
+
+    The caller renames it over ``path`` (``os.replace``) or removes it."""
+    fd, tmp = tempfile.mkstemp(prefix=".torchada-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    try:
+        _write_fd(fd, data, sync)
+        if mode is not None:
+            os.chmod(tmp, mode)
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp
+
+
+def discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_atomic(path: str, data: bytes, *, mode: int | None = None, sync: bool = True) -> None:
+    """Replace (or create) ``path`` with ``data`` atomically.
+
+    ``mode`` defaults to the existing file's permission bits, or 0o600 for a new file
+    (torchada's own files are private)."""
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            mode = 0o600
+    tmp = temp_beside(path, data, mode, sync)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+    if sync:
+        fsync_dir(os.path.dirname(path) or ".")
+
+
+class LockTimeout(RuntimeError):
+    """Another process held the lock longer than the caller was willing to wait."""
+
+
+@contextlib.contextmanager
+def file_lock(path: str, timeout: float | None = None):
+    """Hold an exclusive ``flock`` on ``path`` (created 0o600) for the block.
+
+    Yields True when the lock is held, False when this platform or file system cannot lock
+    (one RuntimeWarning per process; the caller proceeds unlocked, as it would without
+    torchada). ``timeout`` seconds without the lock raise LockTimeout naming the file."""
+    try:
+        import fcntl
+    except ImportError:
+        _warn_no_lock("fcntl is not available on this platform")
+        yield False
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        _warn_no_lock(str(exc))
+        yield False
+        return
+    try:
+        try:
+            _acquire(fcntl, fd, path, timeout)
+        except OSError as exc:
+            _warn_no_lock(str(exc))
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _acquire(fcntl, fd: int, path: str, timeout: float | None) -> None:
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockTimeout("torchada: waited %ss for the lock %s held by another process; "
+                                  "remove the file if no such process is running" % (timeout, path))
+            time.sleep(_LOCK_POLL_S)
+
+
+def _warn_no_lock(reason: str) -> None:
+    if not _NO_LOCK_WARNED:
+        _NO_LOCK_WARNED.append(True)
+        warnings.warn("torchada: file locking (flock) is unavailable (%s); proceeding without "
+                      "torchada's lock" % reason, RuntimeWarning, stacklevel=4)
