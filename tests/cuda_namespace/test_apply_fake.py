@@ -12,6 +12,12 @@ from torchada.areas import backends as backends_area
 from torchada.areas import cuda_api_table as table
 from torchada.areas import cuda_namespace as area
 from torchada.areas import cudart as cudart_area
+from torchada.areas import distributed as distributed_area
+from torchada.areas import graphs as graphs_area
+from torchada.areas import profiler as profiler_area
+
+# The areas owning torch.cuda table rows that these tests exercise, in manifest order.
+TABLE_OWNERS = (area, graphs_area, profiler_area, distributed_area)
 
 
 def _modules():
@@ -39,12 +45,14 @@ def _assert_restored(before):
 @pytest.fixture
 def applied(fake_musa):
     before = _snapshot()
-    journal = Journal("cuda_namespace")
-    area.apply(journal)
+    journals = []
+    for owner in TABLE_OWNERS:
+        journals.append(Journal(owner.__name__.rsplit(".", 1)[-1]))
+        owner.apply(journals[-1])
     try:
         yield fake_musa
     finally:
-        errors = journal.revert()
+        errors = [e for j in reversed(journals) for e in j.revert()]
         assert not errors
         _assert_restored(before)
         assert area.coverage() is None
@@ -251,7 +259,7 @@ def test_failure_half_way_leaves_nothing_patched(fake_musa, monkeypatch):
     def boom(ctx):
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(area.EMULATIONS, "nvtx.range", boom)
+    monkeypatch.setitem(area.EMULATIONS, "set_sync_debug_mode", boom)
     journal = Journal("cuda_namespace")
     with pytest.raises(RuntimeError):
         area.apply(journal)

@@ -10,13 +10,14 @@ import torch
 
 from torchada.areas import cuda_api_table as table
 from torchada.areas import cuda_namespace as area
+from torchada.areas._kit.cuda_rows import api_names
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "cuda_api_coverage.md"
 
 
 def test_every_public_torch_cuda_name_has_a_row():
-    names = area._api_names(torch.cuda)
+    names = api_names(torch.cuda)
     missing = sorted(n for n in names if table.row_for(n) is None)
     assert not missing, "torch %s names without a row: %s" % (torch.__version__, missing)
     assert set(torch.cuda.__all__) <= names
@@ -29,7 +30,7 @@ def test_every_submodule_name_has_a_row_or_shares_the_top_level_object(sub):
     except ImportError:
         pytest.skip("torch.cuda.%s absent in this torch" % sub)
     unclassified = []
-    for name in area._api_names(module):
+    for name in api_names(module):
         obj = getattr(module, name)
         if table.row_for("%s.%s" % (sub, name)) is not None:
             continue
@@ -40,7 +41,7 @@ def test_every_submodule_name_has_a_row_or_shares_the_top_level_object(sub):
 
 
 def test_incidental_names_are_not_api():
-    api = area._api_names(torch.cuda)
+    api = api_names(torch.cuda)
     assert not (set(table.INCIDENTAL) & api)
     public = {n for n in dir(torch.cuda) if not n.startswith("_")}
     # Other torch builds leak other helpers (torch 2.11 CUDA: typing.Union, pynvml): a module
@@ -58,13 +59,23 @@ def test_rows_are_well_formed():
         assert row.kind in table.KINDS, name
         if row.kind == table.UNSUPPORTED:
             assert "{musa}" in row.target, name  # the message names the torch_musa version
-        if row.kind == table.EMULATED and row.area == "cuda_namespace":
-            assert row.target in area.EMULATIONS, name
+        if row.kind == table.EMULATED:
+            owner = importlib.import_module("torchada.areas." + row.area)
+            assert row.target in owner.EMULATIONS, (name, row.area)
 
 
-def test_every_emulation_has_a_row():
-    rows = {r.target for _, r in table.all_rows() if r.kind == table.EMULATED}
-    assert set(area.EMULATIONS) <= rows
+def test_every_row_owner_is_an_area_of_the_manifest():
+    from torchada.areas.manifest import AREAS
+
+    assert set(table.owners()) <= {a.name for a in AREAS}
+
+
+def test_every_emulation_has_a_row_of_its_owner():
+    for owner in table.owners():
+        module = importlib.import_module("torchada.areas." + owner)
+        rows = {r.target for _, r in table.all_rows()
+                if r.kind == table.EMULATED and r.area == owner}
+        assert set(getattr(module, "EMULATIONS", {})) <= rows, owner
 
 
 def test_mapped_targets_exist_in_the_manifest(manifest):

@@ -11,7 +11,11 @@ class Journal:
     def __init__(self, area, fixes=()):
         self.area = area
         self.fixes = frozenset(fixes)  # the area's fix units whose gate passed
+        self.notes = []  # lines ``torchada status`` shows beside the area
         self._undo = []
+
+    def note(self, text):
+        self.notes.append(str(text))
 
     def fix_enabled(self, name):
         return name in self.fixes

@@ -72,13 +72,19 @@ def build_report():
 
 
 def _note(record):
-    note = getattr(record.module, "status_note", None)
-    if record.state != "applied" or note is None:
+    """The area's notes (kit ``ctx.note``) and its ``status_note()``, joined; applied only."""
+    if record.state != "applied":
         return None
-    try:
-        return note()
-    except Exception as exc:  # a report must never raise
-        return "status_note failed: %s" % exc
+    notes = list(getattr(record.journal, "notes", ()))
+    dynamic = getattr(record.module, "status_note", None)
+    if dynamic is not None:
+        try:
+            text = dynamic()
+        except Exception as exc:  # a report must never raise
+            text = "status_note failed: %s" % exc
+        if text:
+            notes.append(text)
+    return "; ".join(notes) or None
 
 
 def _seen_platform():

@@ -18,9 +18,7 @@ reset_accumulated_memory_stats, mem_get_info, manual_seed, manual_seed_all, Stre
 synchronize, device, device_count, current_device, set_device, current_stream, set_stream,
 is_available, get_device_capability}``.
 """
-
-import functools
-
+from torchada.areas import _kit
 
 # torch.accelerator name -> torch.musa name, for names this torch may lack.
 FALLBACKS = {
@@ -51,7 +49,7 @@ def _routed(name, target, original):
         def fn(device_index=None, /):
             return target(device_index)
     if original is not None:
-        functools.update_wrapper(fn, original)
+        fn = _kit.wraps(original)(fn)
     else:
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = "torch.accelerator.%s on MUSA: torch.musa.%s." % (name, target.__name__)

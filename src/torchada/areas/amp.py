@@ -18,12 +18,12 @@ torch_musa APIs relied on: torch.musa.amp (autocast, GradScaler, custom_fwd, cus
 torch.musa.amp_definitely_not_available, the "musa" autocast device type
 (AutocastPrivateUse1, registered by torch_musa).
 """
-
+from torchada.areas import _kit
 
 _CUDA, _MUSA = "cuda", "musa"
 
 
-def _wrap_init_first(original, name, default=None):
+def _wrap_init_first(original, default=None):
     """__init__(self, device, ...) with "cuda" -> "musa" in the first argument."""
     if default is None:
         def __init__(self, device_type, *args, **kwargs):
@@ -35,10 +35,7 @@ def _wrap_init_first(original, name, default=None):
             if device == _CUDA:
                 device = _MUSA
             original(self, device, *args, **kwargs)
-    __init__.__doc__ = original.__doc__
-    __init__.__qualname__ = "%s.__init__" % name
-    __init__.__wrapped__ = original
-    return __init__
+    return _kit.wraps(original)(__init__)
 
 
 def _wrap_device_arg(original):
@@ -51,11 +48,7 @@ def _wrap_device_arg(original):
             kwargs["device_type"] = _MUSA
         return original(*args, **kwargs)
 
-    wrapper.__name__ = getattr(original, "__name__", "wrapper")
-    wrapper.__qualname__ = getattr(original, "__qualname__", wrapper.__name__)
-    wrapper.__doc__ = getattr(original, "__doc__", None)
-    wrapper.__wrapped__ = original
-    return wrapper
+    return _kit.wraps(original)(wrapper)
 
 
 def _wrap_custom(original):
@@ -65,12 +58,7 @@ def _wrap_custom(original):
             kwargs["device_type"] = _MUSA
         return original(*args, **kwargs)
 
-    wrapper.__name__ = original.__name__
-    wrapper.__qualname__ = original.__qualname__
-    wrapper.__doc__ = original.__doc__
-    wrapper.__module__ = original.__module__
-    wrapper.__wrapped__ = original
-    return wrapper
+    return _kit.wraps(original)(wrapper)
 
 
 def _set_everywhere(journal, modules, name, original, value):
@@ -86,39 +74,30 @@ def apply(journal):
     import torch
     import torch.amp
 
-    musa = torch.musa
-    mamp = musa.amp
-
-    # torch.cuda.amp.* -> torch.musa.amp.*
+    # torch.cuda.amp.* -> torch.musa.amp.* (the table's amp rows), and the same objects
+    # where torch.cuda.amp's own submodules bind them
+    ctx = _kit.context(journal, __name__)
     cuda_amp = sys.modules.get("torch.cuda.amp")
+    before = dict(vars(cuda_amp)) if cuda_amp is not None else {}
+    _kit.apply_rows(ctx)
     if cuda_amp is not None:
-        subs = [cuda_amp] + [sys.modules.get("torch.cuda.amp." + s)
-                             for s in ("autocast_mode", "grad_scaler", "common")]
-        targets = {
-            "autocast": getattr(mamp, "autocast", None),
-            "GradScaler": getattr(mamp, "GradScaler", None),
-            "custom_fwd": getattr(mamp, "custom_fwd", None),
-            "custom_bwd": getattr(mamp, "custom_bwd", None),
-            "amp_definitely_not_available": getattr(musa, "amp_definitely_not_available",
-                                                    None),
-        }
-        for name, target in targets.items():
-            original = getattr(cuda_amp, name, None)
-            if target is None or original is None:
-                continue
-            _set_everywhere(journal, subs, name, original, target)
+        subs = [sys.modules.get("torch.cuda.amp." + s)
+                for s in ("autocast_mode", "grad_scaler", "common")]
+        for name, original in before.items():
+            now = vars(cuda_amp).get(name)
+            if now is not original:
+                _set_everywhere(journal, subs, name, original, now)
 
     # torch.autocast("cuda") / torch.amp.autocast("cuda"): one class
     autocast_cls = torch.amp.autocast_mode.autocast
     journal.setattr(autocast_cls, "__init__",
-                    _wrap_init_first(autocast_cls.__dict__["__init__"], "autocast"))
+                    _wrap_init_first(autocast_cls.__dict__["__init__"]))
 
     # torch.amp.GradScaler("cuda") and its "cuda" default
     scaler_cls = getattr(torch.amp, "GradScaler", None)
     if scaler_cls is not None and "__init__" in scaler_cls.__dict__:
         journal.setattr(scaler_cls, "__init__",
-                        _wrap_init_first(scaler_cls.__dict__["__init__"], "GradScaler",
-                                         default=_CUDA))
+                        _wrap_init_first(scaler_cls.__dict__["__init__"], default=_CUDA))
 
     # torch.amp.custom_fwd / custom_bwd(device_type="cuda")
     amp_modules = [torch.amp, sys.modules.get("torch.amp.autocast_mode")]

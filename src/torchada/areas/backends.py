@@ -19,6 +19,7 @@ RNN weight flattening away from MUSA tensors), the SDPA switches of torch.backen
 torch_musa APIs relied on: torch.backends.mudnn (allow_tf32, version, flags), set by
 torch_musa at import.
 """
+from torchada.areas import _kit
 
 
 class MatmulFlags:
@@ -107,5 +108,4 @@ def apply(journal):
             finally:
                 mudnn.allow_tf32 = previous
 
-        flags.__doc__ = original_flags.__doc__
-        journal.setattr(inner, "flags", flags)
+        journal.setattr(inner, "flags", _kit.wraps(original_flags)(flags))

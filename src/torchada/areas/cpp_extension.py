@@ -14,11 +14,10 @@ torch_musa APIs relied on: none imported; the layout of an installed torch_musa 
 (``torch_musa/lib`` with libmusa_python, ``torch_musa/share/generated_cuda_compatible``
 headers) as torch_musa/utils/musa_extension.py defines it; the MUSA toolkit's ``mcc``.
 """
+from torchada.areas import _kit
 
 
 def apply(journal):
-    import functools
-
     import torch.utils.cpp_extension as cpp
 
     from torchada.porting import build, flags, jit_lock, toolkit
@@ -42,14 +41,14 @@ def apply(journal):
                 kwargs[key] = False if isinstance(kwargs[key], bool) else "cpu"
         return args, kwargs
 
-    @functools.wraps(original_include_paths)
+    @_kit.wraps(original_include_paths)
     def include_paths(*args, **kwargs):
         if not _wants_device(args, kwargs):
             return original_include_paths(*args, **kwargs)
         a, k = _cpu_args(args, kwargs)
         return original_include_paths(*a, **k) + toolkit.musa_include_paths()
 
-    @functools.wraps(original_library_paths)
+    @_kit.wraps(original_library_paths)
     def library_paths(*args, **kwargs):
         if not _wants_device(args, kwargs):
             return original_library_paths(*args, **kwargs)
@@ -58,7 +57,7 @@ def apply(journal):
 
     original_cuda_extension = cpp.CUDAExtension
 
-    @functools.wraps(original_cuda_extension)
+    @_kit.wraps(original_cuda_extension)
     def CUDAExtension(name, sources, *args, **kwargs):
         import setuptools
 

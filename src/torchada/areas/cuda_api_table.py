@@ -38,31 +38,37 @@ NO_NVML = "{musa} exposes no NVML-style device telemetry; use mthreads-gmi"
 NO_HOST_STATS = "{musa} keeps no pinned host-memory statistics"
 NO_ALLOC_RAW = "{musa} exposes no raw caching-allocator entry points"
 NO_NCCL_PY = ("{musa} has no Python MCCL collectives (torch.musa.mccl only has version()); "
-              "use torch.distributed with the 'nccl' backend, which torchada maps to 'mccl'")
+              "use torch.distributed with backend='mccl' (torchada does not translate "
+              "backend='nccl' yet)")
 NO_TUNABLE = "{musa} has no TunableOp"
 NO_GDS = "{musa} has no GPUDirect Storage binding"
 NO_GREEN = "{musa} has no green contexts"
 NO_JITERATOR = "{musa} has no equivalent"
 
 
-def _m(target=None, note="", area="cuda_namespace"):
+# The area that applies a row unless the row names another (and the owner of names the
+# table lacks, decided by rule).
+DEFAULT_OWNER = "cuda_namespace"
+
+
+def _m(target=None, note="", area=DEFAULT_OWNER):
     return Row(MAPPED, target, area, note)
 
 
-def _e(builder, note="", area="cuda_namespace"):
+def _e(builder, note="", area=DEFAULT_OWNER):
     return Row(EMULATED, builder, area, note)
 
 
-def _u(reason=NO_EQUIVALENT, note=""):
-    return Row(UNSUPPORTED, reason, "cuda_namespace", note)
+def _u(reason=NO_EQUIVALENT, note="", area=DEFAULT_OWNER):
+    return Row(UNSUPPORTED, reason, area, note)
 
 
-def _n(why, area="cuda_namespace"):
+def _n(why, area=DEFAULT_OWNER):
     return Row(NATIVE, why, area, "")
 
 
-def _mod(note=""):
-    return Row(MODULE, None, "cuda_namespace", note)
+def _mod(note="", area=DEFAULT_OWNER):
+    return Row(MODULE, None, area, note)
 
 
 _LEGACY = ("BFloat16", "Bool", "Byte", "Char", "Double", "Float", "Half", "Int", "Long", "Short")
@@ -156,20 +162,22 @@ TOP.update({
     # (manifest: torch.musa.MemPoolContext, subclass of _MUSAC._MemPoolContext)
     "MemPoolContext": _m(),
     # graphs
-    "CUDAGraph": _e("CUDAGraph", "subclass of torch.musa.MUSAGraph taking CUDA's keywords"),
+    "CUDAGraph": _e("CUDAGraph", "subclass of torch.musa.MUSAGraph taking CUDA's keywords",
+                    area="graphs"),
     "graph": _e("graph", "torch.musa.graph taking cuda_graph=; enable_annotations / "
-                "check_input_liveness raise NotImplementedError"),
+                "check_input_liveness raise NotImplementedError", area="graphs"),
     "make_graphed_callables": _e("make_graphed_callables",
-                                 "torch.musa's has no pool keyword: pool= raises"),
-    "graph_pool_handle": _m(), "is_current_stream_capturing": _m(),
+                                 "torch.musa's has no pool keyword: pool= raises", area="graphs"),
+    "graph_pool_handle": _m(area="graphs"), "is_current_stream_capturing": _m(area="graphs"),
     # other
     "GreenContext": _u(NO_GREEN),
     "ComplexDoubleStorage": _u("{musa} has no complex legacy storage types"),
     "ComplexFloatStorage": _u("{musa} has no complex legacy storage types"),
     # submodules
-    "amp": _mod("names handled by the amp area"),
-    "memory": _mod(), "graphs": _mod(), "streams": _mod(), "random": _mod(),
-    "nccl": _mod(), "nvtx": _mod(), "profiler": _mod(), "jiterator": _mod(),
+    "amp": _mod("names handled by the amp area", area="amp"),
+    "memory": _mod(), "graphs": _mod(area="graphs"), "streams": _mod(), "random": _mod(),
+    "nccl": _mod(area="distributed"), "nvtx": _mod(area="profiler"), "profiler": _mod(),
+    "jiterator": _mod(),
     "tunable": _mod(), "gds": _mod(), "green_contexts": _mod(), "comm": _mod(),
     "sparse": _mod("legacy sparse tensor types"),
 })
@@ -191,18 +199,19 @@ SUB = {
     "memory._set_allocator_settings": _m("memory._set_allocator_settings"),
     "memory._get_current_allocator": _m("memory._get_current_allocator"),
     "memory._CUDAAllocator": _m("memory._MUSAAllocator"),
-    "nccl.version": _m("mccl.version"),
-    "nccl.is_available": _e("nccl.is_available", "False: no NCCL-style Python collectives"),
-    "nccl.all_reduce": _u(NO_NCCL_PY), "nccl.reduce": _u(NO_NCCL_PY),
-    "nccl.broadcast": _u(NO_NCCL_PY), "nccl.all_gather": _u(NO_NCCL_PY),
-    "nccl.reduce_scatter": _u(NO_NCCL_PY), "nccl.unique_id": _u(NO_NCCL_PY),
-    "nccl.init_rank": _u(NO_NCCL_PY),
-    "nvtx.range_push": _e("nvtx.range_push", "a torch.profiler record_function range"),
-    "nvtx.range_pop": _e("nvtx.range_pop", "closes the innermost range_push range"),
-    "nvtx.range_start": _e("nvtx.range_start", "a record_function range, any thread order"),
-    "nvtx.range_end": _e("nvtx.range_end", "closes a range_start range"),
-    "nvtx.mark": _e("nvtx.mark", "an instant record_function event"),
-    "nvtx.range": _e("nvtx.range", "context manager over range_push / range_pop"),
+    "nccl.version": _m("mccl.version", area="distributed"),
+    "nccl.is_available": _e("nccl.is_available", "False: no NCCL-style Python collectives",
+                            area="distributed"),
+    "nvtx.range_push": _e("nvtx.range_push", "a torch.profiler record_function range",
+                          area="profiler"),
+    "nvtx.range_pop": _e("nvtx.range_pop", "closes the innermost range_push range",
+                         area="profiler"),
+    "nvtx.range_start": _e("nvtx.range_start", "a record_function range, any thread order",
+                           area="profiler"),
+    "nvtx.range_end": _e("nvtx.range_end", "closes a range_start range", area="profiler"),
+    "nvtx.mark": _e("nvtx.mark", "an instant record_function event", area="profiler"),
+    "nvtx.range": _e("nvtx.range", "context manager over range_push / range_pop",
+                     area="profiler"),
     "profiler.start": _n("calls cudart().cudaProfilerStart(), which the cudart area provides",
                          area="cudart"),
     "profiler.stop": _n("calls cudart().cudaProfilerStop(), which the cudart area provides",
@@ -222,6 +231,9 @@ SUB = {
     "amp.custom_bwd": _m("amp.custom_bwd", area="amp"),
     "amp.amp_definitely_not_available": _m("amp_definitely_not_available", area="amp"),
 }
+for _name in ("all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "unique_id",
+              "init_rank"):
+    SUB["nccl." + _name] = _u(NO_NCCL_PY, area="distributed")
 for _name in ("broadcast", "broadcast_coalesced", "gather", "reduce_add",
               "reduce_add_coalesced", "scatter"):
     SUB["comm." + _name] = _n("torch.nn.parallel.comm; runs on MUSA where Moore Threads' "
@@ -240,15 +252,32 @@ for _name in _LEGACY:
         SUB["sparse.%sTensor" % _name] = _u("{musa} has no legacy sparse tensor types")
 del _name
 
-# Submodules whose names the cuda_namespace area walks (amp belongs to the amp area).
+# Submodules whose every API name is handled (names without a row by rule, owned by the
+# submodule's owner); torch.cuda.amp is walked for its rows only.
 SUBMODULES = ("memory", "graphs", "streams", "random", "nccl", "nvtx", "profiler",
               "jiterator", "tunable", "gds", "green_contexts", "comm", "sparse")
+WALKED_SUBMODULES = SUBMODULES + ("amp",)
 
 # Public module globals of torch.cuda that are not API (typing / stdlib imports); left alone.
 INCIDENTAL = ("Any", "Callable", "DEVICE_REQUIREMENT", "Device", "NewType", "Optional",
               "PYTORCH_RELEASES_CODE_CC", "TYPE_CHECKING", "cast", "classproperty",
               "importlib", "lru_cache", "os", "platform", "threading", "torch", "traceback",
               "warnings")
+
+
+def owner_of_submodule(sub):
+    """The area owning names of ``torch.cuda.<sub>`` that have no row of their own."""
+    row = TOP.get(sub)
+    return row.area if row is not None else DEFAULT_OWNER
+
+
+def owners():
+    """Every area that owns rows, in first-seen order."""
+    seen = []
+    for _, row in all_rows():
+        if row.area not in seen:
+            seen.append(row.area)
+    return seen
 
 
 def row_for(qualname):

@@ -17,7 +17,7 @@ torch_musa APIs relied on: torch.musa.musart() (the _MUSAC._musart binding: musa
 musaGetErrorString, musaMemGetInfo, musaHostRegister, musaHostUnregister,
 musaStreamCreate, musaStreamDestroy), torch.musa.check_error.
 """
-
+from torchada.areas import _kit
 
 # CUDA runtime names with their MUSA names; anything else "cudaX" is looked up as "musaX".
 NAMES = {
@@ -103,16 +103,8 @@ class CudaRuntime:
         return sorted(set(object.__dir__(self)) | set(NAMES))
 
 
-def apply(journal):
-    import sys
-
-    import torch
-    import torch.cuda  # noqa: F401
-
-    musa = torch.musa
-    version = getattr(musa, "__version__", None)
-    label = "torch_musa %s" % str(version).split("+")[0] if version else "torch_musa"
-    made = []
+def _cudart(ctx):
+    musa, label, made = ctx.musa, ctx.musa_label, []
 
     def cudart():
         """torch.cuda.cudart() on MUSA: CUDA runtime names over torch.musa.musart()."""
@@ -123,10 +115,22 @@ def apply(journal):
         return runtime
 
     cudart.__module__ = "torch.cuda"
-    journal.setattr(torch.cuda, "cudart", cudart)
+    return cudart
+
+
+EMULATIONS = {"cudart": _cudart}
+
+
+def apply(journal):
+    import sys
+
+    import torch.cuda  # noqa: F401
+
+    ctx = _kit.context(journal, __name__)
+    _kit.apply_rows(ctx, EMULATIONS)
     profiler = sys.modules.get("torch.cuda.profiler")
     if profiler is not None:
         if "cudart" in profiler.__dict__:
-            journal.setattr(profiler, "cudart", cudart)
-        if "check_error" in profiler.__dict__ and hasattr(musa, "check_error"):
-            journal.setattr(profiler, "check_error", musa.check_error)
+            ctx.setattr(profiler, "cudart", ctx.torch.cuda.cudart)
+        if "check_error" in profiler.__dict__ and ctx.has("check_error"):
+            ctx.setattr(profiler, "check_error", ctx.musa.check_error)

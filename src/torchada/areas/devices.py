@@ -27,6 +27,8 @@ torch_musa APIs relied on: ``rename_privateuse1_backend("musa")`` (device type "
 import functools
 import logging
 
+from torchada.areas import _kit
+
 
 logger = logging.getLogger("torchada")
 
@@ -462,6 +464,7 @@ def apply(journal):
     _install_cuda_deserializer(journal, torch)
     _install_script_constants(journal)
     _install_is_available(journal, torch)
+    _kit.apply_rows(_kit.context(journal, __name__))  # the table's is_available row (native) is ours
 
 
 def _reset_mode():

@@ -13,8 +13,15 @@ ACCELERATOR_MEMORY_FIXED_IN = "2.11.0.post2"
 AREAS = (
     Area("devices", ("torch",), "device strings and ordinals: torch.device, factories, "
          ".cuda(), .to(), torch.load", versions=(("torch", ">=2.0"),)),
-    Area("cuda_namespace", ("torch",), "torch.cuda.* (devices, memory, streams, events, RNG, "
-         "graphs) -> torch.musa", versions=(("torch", ">=2.7"),)),
+    Area("cuda_namespace", ("torch",), "torch.cuda.* (devices, memory, streams, events, RNG) "
+         "-> torch.musa", versions=(("torch", ">=2.7"),)),
+    Area("graphs", ("torch",), "torch.cuda.CUDAGraph / graph / make_graphed_callables / "
+         "graph_pool_handle -> torch.musa graphs", versions=(("torch", ">=2.7"),),
+         needs=("MUSAGraph", "graph")),
+    Area("profiler", ("torch",), "torch.cuda.nvtx ranges as torch.profiler ranges",
+         versions=(("torch", ">=2.7"),)),
+    Area("distributed", ("torch",), "torch.cuda.nccl names (version -> mccl; collectives "
+         "raise, naming torch.distributed)", versions=(("torch", ">=2.7"),)),
     Area("amp", ("torch",), "torch.cuda.amp, torch.autocast('cuda'), GradScaler('cuda')",
          versions=(("torch", ">=2.7"),), needs=("amp",)),
     Area("cudart", ("torch",), "torch.cuda.cudart() with CUDA names on the MUSA runtime",

@@ -1,0 +1,21 @@
+"""The one way an area wraps a torch function: the replacement keeps the original's name,
+qualname, docstring, module and signature (``__wrapped__``), so ``inspect``, Dynamo's
+function tables and users' ``help()`` see torch's function.
+
+A per-call trace of translated calls would hook in here, and only here."""
+
+import functools
+
+_ASSIGNED = ("__module__", "__name__", "__qualname__", "__doc__")
+
+
+def wraps(original, *, module=None):
+    """Decorator: copy ``original``'s metadata onto the replacement; ``module`` overrides
+    ``__module__`` (for replacements that stand in for another module's name)."""
+    def decorate(replacement):
+        functools.update_wrapper(replacement, original, assigned=_ASSIGNED, updated=())
+        if module is not None:
+            replacement.__module__ = module
+        return replacement
+
+    return decorate

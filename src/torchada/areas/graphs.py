@@ -1,0 +1,85 @@
+"""CUDA graphs on MUSA: the graph rows of the torch.cuda table.
+
+CUDA APIs made to work: ``torch.cuda.CUDAGraph`` (a subclass of torch.musa.MUSAGraph taking
+CUDA's keywords; ``keep_graph`` / ``check_input_liveness`` raise NotImplementedError),
+``torch.cuda.graph(cuda_graph, pool=, stream=, capture_error_mode=)`` (torch_musa's names
+its first argument ``musa_graph``, graphs.py:135 per the 2.7.1 manifest; it is passed on
+positionally; ``enable_annotations`` / ``check_input_liveness`` raise),
+``make_graphed_callables`` (no ``pool`` keyword on MUSA: ``pool=`` raises),
+``graph_pool_handle``, ``is_current_stream_capturing``, and the same names under
+``torch.cuda.graphs``.
+
+torch_musa APIs relied on: torch.musa.MUSAGraph, torch.musa.graph,
+torch.musa.make_graphed_callables, torch.musa.graph_pool_handle,
+torch.musa.is_current_stream_capturing (torch_musa/core/musa_graph/graphs.py).
+"""
+from torchada.areas import _kit
+
+
+def _graph_class(ctx):
+    base = ctx.musa.graph
+
+    class graph(base):
+        """torch.cuda.graph on MUSA: torch.musa.graph with CUDA's keywords (torchada)."""
+
+        def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global",
+                     enable_annotations=False, check_input_liveness=False):
+            if enable_annotations:
+                raise ctx.argument_error("torch.cuda.graph", "enable_annotations", True)
+            if check_input_liveness:
+                raise ctx.argument_error("torch.cuda.graph", "check_input_liveness", True)
+            base.__init__(self, cuda_graph, pool=pool, stream=stream,
+                          capture_error_mode=capture_error_mode)
+
+    graph.__module__ = "torch.cuda.graphs"
+    return graph
+
+
+def _cuda_graph_class(ctx):
+    base = ctx.musa.MUSAGraph
+
+    class CUDAGraph(base):
+        """torch.cuda.CUDAGraph on MUSA: torch.musa.MUSAGraph with CUDA's keywords."""
+
+        def __new__(cls, keep_graph=False):
+            if keep_graph:
+                raise ctx.argument_error("torch.cuda.CUDAGraph", "keep_graph", keep_graph)
+            return base.__new__(cls)
+
+        def __init__(self, keep_graph=False):
+            base.__init__(self)
+
+        def capture_begin(self, pool=None, capture_error_mode="global",
+                          check_input_liveness=False):
+            if check_input_liveness:
+                raise ctx.argument_error("torch.cuda.CUDAGraph.capture_begin",
+                                         "check_input_liveness", True)
+            return base.capture_begin(self, pool=pool, capture_error_mode=capture_error_mode)
+
+    CUDAGraph.__module__ = "torch.cuda.graphs"
+    return CUDAGraph
+
+
+def _make_graphed_callables(ctx):
+    base = ctx.musa.make_graphed_callables
+
+    def make_graphed_callables(callables, sample_args, num_warmup_iters=3,
+                               allow_unused_input=False, pool=None):
+        if pool is not None:
+            raise ctx.argument_error("torch.cuda.make_graphed_callables", "pool", pool)
+        return base(callables, sample_args, num_warmup_iters, allow_unused_input)
+
+    return make_graphed_callables
+
+
+EMULATIONS = {
+    "graph": _graph_class,
+    "CUDAGraph": _cuda_graph_class,
+    "make_graphed_callables": _make_graphed_callables,
+}
+
+
+def apply(journal):
+    import torch.cuda  # noqa: F401
+
+    _kit.apply_rows(_kit.context(journal, __name__), EMULATIONS)
