@@ -165,7 +165,7 @@ def main():
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--test-timeout", type=int, default=300)
     parser.add_argument("--percall-rounds", type=int, default=4)
-    parser.add_argument("--tests", default="tests/foundation tests/porting",
+    parser.add_argument("--tests", default="tests/core tests/porting",
                         help="test paths that apply on a CUDA machine")
     args = parser.parse_args()
     import torch

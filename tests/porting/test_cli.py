@@ -1,20 +1,15 @@
 """``torchada port`` / ``python -m torchada.porting`` in fresh interpreters (no torch)."""
 import json
 import os
-import subprocess
-import sys
+
+from tests._fresh import clean_env, run_argv, run_python
 
 CU = b"#include <cuda_runtime.h>\ncudaStream_t s;\nasm volatile(\"nop\");\ncudnnHandle_t h;\n"
 
 
 def run(args, cwd, env_extra=None, check=True):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_")}
-    env.update(env_extra or {})
-    proc = subprocess.run([sys.executable, "-m", "torchada.porting", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
+    return run_argv(["-m", "torchada.porting", *args], cwd=cwd, check=check, timeout=120,
+                    env=clean_env(**(env_extra or {})))
 
 
 def tree(tmp_path):
@@ -64,15 +59,11 @@ def test_port_does_not_import_torch(tmp_path):
     tree(tmp_path)
     code = ("import sys; from torchada.porting.cli import main; rc = main(['proj', '--dry-run', '-q']);"
             "assert 'torch' not in sys.modules, 'torch imported'; sys.exit(rc)")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_python(code, cwd=tmp_path, timeout=120)
 
 
 def test_top_level_cli_dispatches_port(tmp_path):
     tree(tmp_path)
     code = "import sys; from torchada.cli import main; sys.exit(main(['port', 'proj', '--dry-run']))"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_python(code, cwd=tmp_path, timeout=120)
     assert "would change 1 of 1" in proc.stdout

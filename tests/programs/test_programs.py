@@ -5,17 +5,15 @@ The reference run is ``_cpuref.py``: the program's cuda device strings become "c
 torch.cuda gets CPU stand-ins in that process. Numbers under every key but "facts" must match;
 "facts" (device-only truths, e.g. ``x.is_cuda``) must all be true on the simulator.
 """
-import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests._fresh import clean_env, last_json, run_argv
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 PYTHON = sys.executable  # the torch under test (the 2.7.1 run uses its own venv)
 PROGRAMS = sorted(p.name for p in HERE.glob("p[0-9][0-9]_*.py"))
 # Programs whose CPU reference cannot be obtained by rewriting strings (TorchScript reads the
@@ -31,23 +29,8 @@ FP32 = dict(rel_tol=1e-6, abs_tol=1e-7)
 FP16 = dict(rel_tol=4 * 2 ** -10, abs_tol=1e-4)
 AUTOCAST_KEYS = {"p03_amp_gradscaler.py": {"losses"},
                  "p20_autocast_policy.py": {"mm", "total", "running", "power", "norm"}}
-_DROP = ("TORCHADA_", "CUDA_VISIBLE", "MUSA_VISIBLE", "PYTORCH_CUDA_ALLOC", "PYTORCH_MUSA_ALLOC")
-
-
-def _env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP) and k != "PYTHONPATH"}
-    env.update(extra)
-    return env
-
-
 def _run(args, env):
-    proc = subprocess.run([PYTHON] + args, env=env, capture_output=True, text=True, timeout=600,
-                          cwd=str(HERE))
-    assert proc.returncode == 0, "exit %d\n%s\n%s" % (proc.returncode, proc.stdout[-3000:],
-                                                      proc.stderr[-5000:])
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
-    assert lines, proc.stdout + proc.stderr
-    return json.loads(lines[-1])
+    return last_json(run_argv(args, env=env, python=PYTHON, timeout=600, cwd=str(HERE)))
 
 
 def _close(a, b, path, tol=FP32):
@@ -66,10 +49,6 @@ def _close(a, b, path, tol=FP32):
         assert a == b, "%s: %r != %r" % (path, a, b)
 
 
-def _sim_ready():
-    return (ROOT / "src/torchada/testing/_simroot/torch_musa/__init__.py").exists()
-
-
 def test_programs_have_no_torchada():
     for name in PROGRAMS:
         text = (HERE / name).read_text()
@@ -77,15 +56,14 @@ def test_programs_have_no_torchada():
     assert len(PROGRAMS) >= 15
 
 
-@pytest.mark.skipif(not _sim_ready(), reason="simulated torch_musa not present")
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_cpu_reference(name):
-    sim = _run([name], _env(TORCHADA_SIMULATE_MUSA="1"))
+    sim = _run([name], clean_env(TORCHADA_SIMULATE_MUSA="1"))
     facts = sim.pop("facts", {})
     assert all(facts.values()), "facts false on the simulator: %r" % facts
     if name in EXPECTED:
         ref = EXPECTED[name]
     else:
-        ref = _run(["_cpuref.py", name], _env(TORCHADA_PLATFORM="cpu"))
+        ref = _run(["_cpuref.py", name], clean_env(TORCHADA_PLATFORM="cpu"))
         ref.pop("facts", None)
     _close(sim, ref, name)

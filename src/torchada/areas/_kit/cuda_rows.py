@@ -76,8 +76,15 @@ def _value(ctx, qualname, row, original, emulations, cover, how):
         return ctx.unsupported(api, "%s has no torch.musa.%s" % (ctx.musa_label, target),
                                like=original)
     if row.kind == table.EMULATED:
+        try:
+            value = emulations[row.target](ctx)
+        except AttributeError as exc:
+            # An older torch_musa lacks what the emulation builds on: as for a mapped row
+            # whose target is missing, the CUDA name raises, naming what is missing.
+            cover[qualname] = (table.UNSUPPORTED, how + ":emulation-base-missing")
+            return ctx.unsupported(api, "%s: %s" % (ctx.musa_label, exc), like=original)
         cover[qualname] = (table.EMULATED, how)
-        return emulations[row.target](ctx)
+        return value
     cover[qualname] = (table.UNSUPPORTED, how)
     return ctx.unsupported(api, row.target, like=original)
 

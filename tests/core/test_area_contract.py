@@ -8,7 +8,7 @@ from torchada._core.gate import Gate
 from torchada._core.activation import BASE_TRIGGERS
 from torchada.areas import AREA_MODULES
 from torchada.areas.manifest import AREAS
-from tests.conftest import clean_env, run_python
+from tests._fresh import clean_env, run_python
 
 
 @pytest.mark.parametrize("name", list(AREA_MODULES))

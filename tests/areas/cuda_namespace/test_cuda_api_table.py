@@ -12,7 +12,7 @@ from torchada.areas import cuda_api_table as table
 from torchada.areas import cuda_namespace as area
 from torchada.areas._kit.cuda_rows import api_names
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "cuda_api_coverage.md"
 
 

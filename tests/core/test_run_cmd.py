@@ -1,11 +1,10 @@
 """`torchada run [--simulate]`: fresh interpreter, argv/exit status kept, summary at exit."""
 import os
-import subprocess
 import sys
 
 import pytest
 
-SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src"))
+from tests._fresh import SRC, clean_env, run_argv
 
 PROG = r'''
 import sys, torch
@@ -16,11 +15,8 @@ sys.exit(3)
 
 
 def _run(args, **env):
-    full = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_")}
-    full.update(env)
-    full["PYTHONPATH"] = SRC
-    return subprocess.run([sys.executable, "-m", "torchada", "run"] + args, env=full, capture_output=True,
-                          text=True, timeout=600)
+    return run_argv(["-m", "torchada", "run", *args], env=clean_env(PYTHONPATH=SRC, **env),
+                    check=False, timeout=600)
 
 
 def test_run_simulated_program(tmp_path):
@@ -47,10 +43,8 @@ def test_run_refuses_to_shadow_real_torch_musa(tmp_path):
     (fake / "__init__.py").write_text("raise ImportError('fake')\n")
     prog = tmp_path / "p.py"
     prog.write_text("print('ran')\n")
-    full = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_")}
-    full["PYTHONPATH"] = os.pathsep.join([SRC, str(tmp_path / "site")])
-    proc = subprocess.run([sys.executable, "-m", "torchada", "run", "--simulate", str(prog)], env=full,
-                          capture_output=True, text=True, timeout=300)
+    proc = run_argv(["-m", "torchada", "run", "--simulate", prog], check=False,
+                    env=clean_env(PYTHONPATH=os.pathsep.join([str(SRC), str(tmp_path / "site")])))
     assert proc.returncode == 2 and "--force-simulate" in proc.stderr, proc.stderr
 
 

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tests.conftest import fake_musa_env, run_python
+from tests._fresh import fake_musa_env, run_python
 
 
 def test_spec_loader_reload_resources_pickle():

@@ -235,6 +235,22 @@ def test_missing_target_in_an_older_torch_musa_becomes_unsupported(fake_musa):
         journal.revert()
 
 
+def test_emulation_whose_base_an_older_torch_musa_lacks_becomes_unsupported(fake_musa):
+    del fake_musa.get_device_properties
+    journal = Journal("cuda_namespace")
+    area.apply(journal)  # the rest of the area still applies
+    try:
+        with pytest.raises(NotImplementedError,
+                           match="torch.cuda.get_device_properties is not supported on MUSA "
+                                 r"\(torch_musa 2.7.1: .*get_device_properties"):
+            torch.cuda.get_device_properties(0)
+        assert area.coverage()["get_device_properties"] == \
+            ("unsupported", "table:emulation-base-missing")
+        assert torch.cuda.device_count is fake_musa.device_count
+    finally:
+        journal.revert()
+
+
 def test_names_a_newer_torch_adds_are_handled_by_the_rule(fake_musa, monkeypatch):
     monkeypatch.setattr(torch.cuda, "__all__", list(torch.cuda.__all__) +
                         ["shiny_new_api", "current_blaslt_handle"])

@@ -1,20 +1,16 @@
 """The C++ backend: cache location and key, cached fast path, clear build errors."""
 import os
-import subprocess
-import sys
 
-SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src"))
+from tests._fresh import SRC, clean_env, run_python
 
 LOAD = ("import sys; sys.path.insert(0, %r)\n"
         "import torch; torch.utils.rename_privateuse1_backend('musa')\n"
-        "from torchada.testing import _backend; print(_backend.load())" % SRC)
+        "from torchada.testing import _backend; print(_backend.load())" % str(SRC))
 
 
 def _py(code, **env):
-    full = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_")}
-    full.update(env)
-    full["TORCHADA_PLATFORM"] = "off"
-    return subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=600)
+    return run_python(code, env=clean_env(TORCHADA_PLATFORM="off", **env), check=False,
+                      timeout=600)
 
 
 def test_cache_dir_is_keyed_by_torch_and_source(monkeypatch):

@@ -1,14 +1,13 @@
 """torch.cuda names on the simulated torch_musa, each in a fresh interpreter."""
-import pytest
+from tests._fresh import run_sim
 
-import _sim
-from conftest import needs_sim
 
-pytestmark = needs_sim
+def sim_stdout(code, **overrides):
+    return run_sim(code, **overrides).stdout
 
 
 def test_areas_apply_and_table_targets_exist_on_the_simulator():
-    out = _sim.run("""
+    out = sim_stdout("""
         from torchada.areas import cuda_namespace as cn
         s = torchada.status()
         states = {a.name: a.state for a in s.areas}
@@ -39,7 +38,7 @@ def test_areas_apply_and_table_targets_exist_on_the_simulator():
 
 
 def test_memory_stats_through_cuda_names():
-    _sim.run("""
+    sim_stdout("""
         import warnings
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
@@ -71,7 +70,7 @@ def test_memory_stats_through_cuda_names():
 
 
 def test_streams_and_events_with_timing():
-    _sim.run("""
+    sim_stdout("""
         s = torch.cuda.Stream()
         assert isinstance(s, torch.cuda.streams.Stream)
         assert s.cuda_stream == s.musa_stream
@@ -106,7 +105,7 @@ def test_streams_and_events_with_timing():
 
 
 def test_rng_reproducible_through_cuda_names():
-    _sim.run("""
+    sim_stdout("""
         torch.cuda.manual_seed(1234)
         a = torch.randn(8, device="musa")
         torch.cuda.manual_seed_all(1234)
@@ -126,7 +125,7 @@ def test_rng_reproducible_through_cuda_names():
 
 
 def test_device_management_and_bad_ordinal():
-    _sim.run("""
+    sim_stdout("""
         n = torch.cuda.device_count()
         assert n >= 1
         torch.cuda.set_device(n - 1)
@@ -149,7 +148,7 @@ def test_device_management_and_bad_ordinal():
 
 
 def test_amp_autocast_dtype_and_grad_scaler_step():
-    _sim.run("""
+    sim_stdout("""
         a = torch.randn(8, 8, device="musa")
         with torch.autocast("cuda", dtype=torch.bfloat16):
             assert torch.is_autocast_enabled("cuda")
@@ -188,7 +187,7 @@ def test_amp_autocast_dtype_and_grad_scaler_step():
 
 
 def test_graph_capture_and_replay_with_cuda_names():
-    _sim.run("""
+    sim_stdout("""
         x = torch.zeros(16, device="musa")
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
@@ -223,7 +222,7 @@ def test_graph_capture_and_replay_with_cuda_names():
 
 
 def test_cudart_and_profiler():
-    _sim.run("""
+    sim_stdout("""
         rt = torch.cuda.cudart()
         assert rt is torch.cuda.cudart()
         free, total = rt.cudaMemGetInfo(0)
@@ -238,7 +237,7 @@ def test_cudart_and_profiler():
 
 
 def test_backends_on_the_simulator():
-    _sim.run("""
+    sim_stdout("""
         assert torch.backends.cuda.is_built()
         if hasattr(torch.backends, "mudnn"):
             assert torch.backends.cudnn.is_available()
@@ -254,7 +253,7 @@ def test_backends_on_the_simulator():
 
 
 def test_unsupported_and_nothing_half_patched():
-    _sim.run("""
+    sim_stdout("""
         v = torch.musa.__version__.split("+")[0]
         try:
             torch.cuda.jiterator._create_jit_fn("x")
@@ -272,7 +271,7 @@ def test_unsupported_and_nothing_half_patched():
 
 
 def test_revert_restores_every_original_object():
-    _sim.run("""
+    sim_stdout("""
         import sys, types
         names = ("cuda_namespace", "amp", "cudart", "backends")
         mods = ["torch.cuda", "torch.cuda.memory", "torch.cuda.streams", "torch.cuda.graphs",

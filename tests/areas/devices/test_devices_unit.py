@@ -93,10 +93,8 @@ def test_accelerator_memory_fix_versions(version, needed):
 
 def test_area_modules_are_inert_at_import():
     import importlib
-    import subprocess
-    import sys
 
-    from tests.conftest import clean_env
+    from tests._fresh import run_python
 
     for name in ("devices", "accelerator", "env_mirror"):
         module = importlib.import_module("torchada.areas." + name)
@@ -105,5 +103,5 @@ def test_area_modules_are_inert_at_import():
     # Importing them in a fresh interpreter loads no torch_musa (this process may have one).
     code = ("import sys, torchada.areas.devices, torchada.areas.accelerator, torchada.areas.env_mirror; "
             "print('torch_musa' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], env=clean_env(), capture_output=True, text=True)
+    out = run_python(code)
     assert out.stdout.strip() == "False", out.stdout + out.stderr

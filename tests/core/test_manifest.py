@@ -1,7 +1,7 @@
 """The area manifest: rows as data, gates on any distribution, read without importing."""
 import pytest
 
-from tests.conftest import clean_env, run_python
+from tests._fresh import clean_env, run_python
 from torchada._core.manifest import BEFORE_BACKEND, Area
 
 
@@ -71,12 +71,10 @@ print(hasattr(torch.accelerator.memory_allocated, "__wrapped__"))  # routed by t
 
 def _fix_status(**env):
     import json
-    import sys
 
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "cuda_namespace"))
-    import _sim
+    from tests._fresh import run_sim
 
-    lines = _sim.run(STATUS, **env).strip().splitlines()
+    lines = run_sim(STATUS, **env).stdout.strip().splitlines()
     return json.loads(lines[-2]), lines[-1]
 
 

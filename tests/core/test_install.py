@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, clean_env
+from tests._fresh import FIXTURES, ROOT, clean_env
 
 
 @pytest.fixture(scope="module")

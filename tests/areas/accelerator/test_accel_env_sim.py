@@ -3,9 +3,8 @@ import textwrap
 
 import pytest
 
-from _run import last_json, run, sim_available, sim_env
+from tests._fresh import clean_env, last_json, run_argv, run_python, sim_env
 
-pytestmark = pytest.mark.skipif(not sim_available(), reason="simulated torch_musa not present")
 
 ACC = textwrap.dedent("""
     import json, torch
@@ -29,14 +28,14 @@ ACC = textwrap.dedent("""
 @pytest.mark.parametrize("version,routed", [("2.7.1", True), ("2.11.0.post1", True),
                                             ("2.11.0.post2", False), ("2.12.0", False)])
 def test_accelerator_memory_fix_acts_only_on_broken_releases(version, routed):
-    out = last_json(run(ACC, sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION=version)))
+    out = last_json(run_python(ACC, env=sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION=version)))
     assert out["error"] is None, out
     assert out["routed"] is routed
     assert out["allocated"] >= 4096 and out["info_ok"] and out["stats"] and out["idx"] == 1
 
 
 def test_accelerator_defect_is_real_without_the_area():
-    out = last_json(run(ACC, sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1",
+    out = last_json(run_python(ACC, env=sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1",
                                      TORCHADA_DISABLE_AREAS="accelerator")))
     assert out["error"] is not None  # the simulator reproduces the vendor defect
 
@@ -52,7 +51,7 @@ ENV = textwrap.dedent("""
 
 
 def test_env_mirror_sets_musa_names_and_reverts():
-    proc = run(ENV, sim_env(CUDA_VISIBLE_DEVICES="1", PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:64"))
+    proc = run_python(ENV, env=sim_env(CUDA_VISIBLE_DEVICES="1", PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:64"))
     out = last_json(proc)
     assert out["MUSA_VISIBLE_DEVICES"] == "1"
     assert out["PYTORCH_MUSA_ALLOC_CONF"] == "max_split_size_mb:64"
@@ -60,17 +59,17 @@ def test_env_mirror_sets_musa_names_and_reverts():
 
 
 def test_env_mirror_musa_wins_with_one_warning():
-    proc = run(ENV, sim_env(CUDA_VISIBLE_DEVICES="1", MUSA_VISIBLE_DEVICES="0"))
+    proc = run_python(ENV, env=sim_env(CUDA_VISIBLE_DEVICES="1", MUSA_VISIBLE_DEVICES="0"))
     out = last_json(proc)
     assert out["MUSA_VISIBLE_DEVICES"] == "0" and out["count"] == 1
     assert proc.stderr.count("MUSA_VISIBLE_DEVICES wins") == 1
 
 
 def test_env_mirror_nothing_set_without_cuda_names():
-    out = last_json(run(ENV, sim_env()))
+    out = last_json(run_python(ENV, env=sim_env()))
     assert out["MUSA_VISIBLE_DEVICES"] is None and out["PYTORCH_MUSA_ALLOC_CONF"] is None
 
 
 def test_env_mirror_visible_devices_take_effect():
-    out = last_json(run(ENV, sim_env(CUDA_VISIBLE_DEVICES="1")))
+    out = last_json(run_python(ENV, env=sim_env(CUDA_VISIBLE_DEVICES="1")))
     assert out["count"] == 1

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 import torchada
-from tests.conftest import clean_env, run_python
+from tests._fresh import clean_env, run_python
 
 
 @pytest.mark.parametrize("device,expected", [

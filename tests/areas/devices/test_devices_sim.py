@@ -4,9 +4,8 @@ import textwrap
 
 import pytest
 
-from _run import env, last_json, run, sim_available, sim_env
+from tests._fresh import clean_env, last_json, run_argv, run_python, sim_env
 
-pytestmark = pytest.mark.skipif(not sim_available(), reason="simulated torch_musa not present")
 
 MAKE_CUDA_CKPT = textwrap.dedent("""
     import sys, torch, torch.serialization as s
@@ -20,7 +19,7 @@ MAKE_CUDA_CKPT = textwrap.dedent("""
 
 def test_cuda_checkpoint_loads_on_musa(tmp_path):
     for loc in ("cuda:0", "cuda:1", "cuda:7"):
-        run(MAKE_CUDA_CKPT, env(TORCHADA_PLATFORM="off"), args=[str(tmp_path / (loc[-1] + ".pt")), loc])
+        run_python(MAKE_CUDA_CKPT, env=clean_env(TORCHADA_PLATFORM="off"), script_args=[str(tmp_path / (loc[-1] + ".pt")), loc])
     code = textwrap.dedent("""
         import json, torch
         d = %r
@@ -39,7 +38,7 @@ def test_cuda_checkpoint_loads_on_musa(tmp_path):
             out["bad"] = str(exc)
         print(json.dumps(out))
     """ % str(tmp_path))
-    out = last_json(run(code, sim_env()))
+    out = last_json(run_python(code, env=sim_env()))
     assert out["none"] == ["musa:0", 15.0] and out["str"] == ["musa:0", 15.0]
     assert out["dev"][0] == out["dict"][0] == out["call"][0] == "musa:1"
     assert out["cpu"] == ["cpu", 15.0] and out["from1"] == "musa:1"
@@ -75,7 +74,7 @@ def test_tensor_paths_and_errors():
                 out[label] = "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0])
         print(json.dumps(out))
     """)
-    out = last_json(run(code, sim_env()))
+    out = last_json(run_python(code, env=sim_env()))
     assert out["to"] == "musa:1" and out["to_kw"] == "musa:0" and out["to_dtype"] == "torch.float16"
     assert out["cuda"] == "musa:0" and out["cuda1"] == out["cuda_str"] == out["cuda_dev"] == "musa:1"
     assert out["new"] == "musa:0" and out["like"] == "musa:1" and out["randint"] == "musa:0"
@@ -103,7 +102,7 @@ def test_factories_under_graph_capture():
         g.replay()
         print(json.dumps({"out": out.tolist()}))
     """)
-    assert last_json(run(code, sim_env()))["out"] == [8.0] * 4
+    assert last_json(run_python(code, env=sim_env()))["out"] == [8.0] * 4
 
 
 def test_fallback_when_type_layout_unverified():
@@ -120,7 +119,7 @@ def test_fallback_when_type_layout_unverified():
                           "to": str(x.to(d).device), "str": str(x.to("cuda").device),
                           "new_builtin": type(torch.device.__dict__["__new__"]).__name__}))
     """)
-    out = last_json(run(code, sim_env()))
+    out = last_json(run_python(code, env=sim_env()))
     assert out["mode"] == "fallback: forced by test" and out["type"] == "cuda"
     assert out["zeros"] == out["to"] == "musa:1" and out["str"] == "musa:0"
     assert out["new_builtin"] == "builtin_function_or_method"

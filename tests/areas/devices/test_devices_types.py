@@ -1,7 +1,8 @@
 """torch.device / torch.Generator keep their C types; revert is clean; bad input errors read
 as on CUDA; TorchScript constants; no env var, file or device touched at import.
 
-Runs on the simulator when present, else on the tiny name-only fake torch_musa.
+Runs on the simulator; the file-system check also runs on the name-only fake torch_musa,
+which writes nothing itself (the simulator caches its compiled backend).
 """
 import os
 import pickle
@@ -9,14 +10,14 @@ import textwrap
 
 import pytest
 
-from _run import env, fake_env, last_json, run, sim_available, sim_env
+from tests._fresh import clean_env, fake_musa_env, last_json, run_argv, run_python, sim_env
+from torchada.areas.manifest import AREAS
 
-MUSA_ENV = sim_env if sim_available() else fake_env
-OTHERS = "cuda_namespace,amp,cudart,backends,accelerator,env_mirror,cpp_extension"
+OTHERS = ",".join(a.name for a in AREAS if a.name != "devices")  # devices alone
 
 
 def musa_env(**kw):
-    return MUSA_ENV(**kw)
+    return sim_env(**kw)
 
 
 def test_device_types_stay_whole(tmp_path):
@@ -44,7 +45,7 @@ def test_device_types_stay_whole(tmp_path):
         open(%r, "wb").write(pickle.dumps(torch.device("cuda:1")))
         print(json.dumps(out))
     """ % str(tmp_path / "dev.pkl"))
-    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    out = last_json(run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
     assert out["mode"] == "tp_new"
     assert out["type_is"] and out["isinstance"] and out["gen"]
     assert out["str"] == ["musa", "musa:1", "cpu", "meta"]
@@ -54,11 +55,11 @@ def test_device_types_stay_whole(tmp_path):
     data = (tmp_path / "dev.pkl").read_bytes()
     assert b"torchada" not in data and b"torch\x94\x8c\x06device" in data
     # loads in a process without torchada (only the backend name registered, as torch_musa does)
-    plain = run("import pickle, torch; torch.utils.rename_privateuse1_backend('musa');"
+    plain = run_python("import pickle, torch; torch.utils.rename_privateuse1_backend('musa');"
                 "d = pickle.load(open(%r, 'rb')); import sys;"
                 "assert 'torchada.areas' not in sys.modules;"
                 "print(type(d) is torch.device, d)" % str(tmp_path / "dev.pkl"),
-                env(TORCHADA_PLATFORM="off"))
+                env=clean_env(TORCHADA_PLATFORM="off"))
     assert plain.stdout.split() == ["True", "musa:1"]
 
 
@@ -84,7 +85,7 @@ def test_bad_input_reads_like_cuda():
         out["ok99"] = str(torch.device("cuda:99"))
         print(json.dumps(out))
     """)
-    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    out = last_json(run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
     assert out["neg"] == "RuntimeError: Device index must not be negative"
     assert out["kwneg"] == "RuntimeError: Device index must not be negative"
     assert out["malformed"] == "RuntimeError: Invalid device string: 'cuda:x'"
@@ -122,7 +123,7 @@ def test_revert_restores_everything():
         out["again"] = str(torch.device("cuda:1"))
         print(json.dumps(out))
     """)
-    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    out = last_json(run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
     assert out.pop("cuda_type") == "cuda"
     assert out.pop("new_builtin") == out.pop("gen_builtin") == "builtin_function_or_method"
     assert out.pop("cpu") == "cpu" and out.pop("gen") == "cpu"
@@ -143,17 +144,17 @@ def test_torchscript_builds_musa_device(tmp_path):
 
         print(f(0), f(1), "cuda_kept" if "musa" in str(f.graph) else "")
     """))
-    out = run(str(prog), musa_env(TORCHADA_DISABLE_AREAS=OTHERS)).stdout.split()
+    out = run_argv([prog], env=musa_env(TORCHADA_DISABLE_AREAS=OTHERS)).stdout.split()
     assert out == ["musa", "musa:1", "cuda_kept"]
 
 
 def test_is_available_default_and_forced():
     code = "import torch; print(torch.cuda.is_available())"
-    only = "cuda_namespace,amp,cudart,backends,accelerator,env_mirror,cpp_extension"
-    assert run(code, musa_env(TORCHADA_DISABLE_AREAS=only)).stdout.strip() == "False"
-    assert run(code, musa_env(TORCHADA_DISABLE_AREAS=only,
+    only = OTHERS
+    assert run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS=only)).stdout.strip() == "False"
+    assert run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS=only,
                               TORCHADA_FORCE_CUDA_AVAILABLE="1")).stdout.strip() == "True"
-    proc = run(code, musa_env(TORCHADA_DISABLE_AREAS=only, TORCHADA_FORCE_CUDA_AVAILABLE="yes please"))
+    proc = run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS=only, TORCHADA_FORCE_CUDA_AVAILABLE="yes please"))
     assert proc.stdout.strip() == "False"
     assert proc.stderr.count("TORCHADA_FORCE_CUDA_AVAILABLE") == 1
 
@@ -168,12 +169,15 @@ def test_nothing_written_or_set_at_import(tmp_path):
         import torch.cuda.random, torch.cuda.streams, torch.cuda.nvtx, torch.backends.cuda
         added = sorted(set(os.environ) - set(before))
         init = getattr(torch.musa, "is_initialized", lambda: False)()
-        print(json.dumps({"added": added, "init": init}))
+        import torchada
+        applied = [a.name for a in torchada.status().areas if a.state == "applied"]
+        print(json.dumps({"added": added, "init": init, "applied": applied}))
     """)
-    out = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS="cpp_extension")))
+    out = last_json(run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS="cpp_extension")))
     # whatever torch_musa itself sets (the simulator sets TORCHINDUCTOR_CACHE_DIR) is its own
-    baseline = last_json(run(code, musa_env(TORCHADA_DISABLE_AREAS="*")))
+    baseline = last_json(run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS="*")))
     assert out["added"] == baseline["added"] and out["init"] is False
-    if not sim_available():  # the simulator itself builds its backend into the user cache
-        out = last_json(run(code, musa_env(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"))))
-        assert list(home.rglob("*")) == []
+    fake = fake_musa_env(TORCHADA_PLATFORM="musa", HOME=home, XDG_CACHE_HOME=home / "cache")
+    out = last_json(run_python(code, env=fake))
+    assert {"devices", "cuda_namespace", "profiler"} <= set(out["applied"]), out
+    assert out["init"] is False and list(home.rglob("*")) == []

@@ -2,7 +2,7 @@
 
 import re
 
-from tests.conftest import ROOT
+from tests._fresh import ROOT
 
 
 def readme_commands():

@@ -9,7 +9,7 @@ import torch
 # torch's own site-packages (not always this venv's: a venv can see torch through a .pth)
 TORCH_SITE = os.path.dirname(os.path.dirname(torch.__file__))
 
-from tests.conftest import FIXTURES, clean_env, fake_musa_env, run_python
+from tests._fresh import FIXTURES, clean_env, fake_musa_env, run_python
 
 DECISION = """
 import sys
@@ -147,7 +147,7 @@ def test_stale_pth_without_package_is_silent(tmp_path):
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests._fresh import ROOT
 
     site_dir = tmp_path / "site"
     site_dir.mkdir()

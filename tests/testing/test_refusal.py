@@ -1,11 +1,10 @@
 """The simulator never shadows a real torch_musa unless forced (checked without importing torch)."""
 import os
-import subprocess
 import sys
 
 import pytest
 
-SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src"))
+from tests._fresh import SRC, clean_env, run_python
 
 
 def test_simulator_root_and_detection(tmp_path, monkeypatch):
@@ -29,9 +28,8 @@ def test_enable_simulator_in_process():
     code = ("import sys; sys.path.insert(0, %r)\n"
             "import torchada.testing as t; t.enable_simulator()\n"
             "import torch, torch_musa; print(torch_musa.__file__.startswith(t.simulator_root()), "
-            "torch.ones(1, device='musa').device)" % SRC)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_")}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+            "torch.ones(1, device='musa').device)" % str(SRC))
+    proc = run_python(code, env=clean_env(), check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True musa:0"
 

@@ -99,7 +99,7 @@ def test_journal_revert_on_a_module_subclass_leaves_nothing_behind():
     import subprocess
     import sys
 
-    from tests.conftest import clean_env
+    from tests._fresh import clean_env
 
     out = subprocess.run([sys.executable, "-c", PROPMODULE], env=clean_env(), capture_output=True, text=True)
     assert out.stdout.strip() == "OK", out.stdout + out.stderr

@@ -10,8 +10,6 @@ if str(HERE) not in sys.path:
 
 import _manifest  # noqa: E402
 
-ROOT = HERE.parents[1]
-SIMROOT = ROOT / "src" / "torchada" / "testing" / "_simroot" / "torch_musa" / "__init__.py"
 
 
 @pytest.fixture(scope="session")
@@ -41,11 +39,3 @@ def fake_musa(manifest):
             del torch.musa
         else:
             torch.musa = old
-
-
-def simulator_available():
-    return SIMROOT.is_file()
-
-
-needs_sim = pytest.mark.skipif(not SIMROOT.is_file(),
-                               reason="simulated torch_musa not present yet")

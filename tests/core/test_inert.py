@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import clean_env, run_python
+from tests._fresh import clean_env, run_python
 
 SNAPSHOT = """
 import json, sys

@@ -1,6 +1,6 @@
 """Registry, finder and journal together, in fresh interpreters with test-only areas."""
 
-from tests.conftest import FIXTURES, clean_env, fake_musa_env, run_python
+from tests._fresh import FIXTURES, clean_env, fake_musa_env, run_python
 
 # Activation with the test areas instead of the real ones (torchada's own hook stays off
 # because nothing MUSA-like is on the path until the snippet adds the fake torch_musa).
