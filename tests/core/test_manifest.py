@@ -105,3 +105,14 @@ def test_areas_doc_is_generated_from_the_manifest():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "areas.md").read_text()
     assert doc == manifest.markdown()
     assert all("| `%s` |" % a.name in doc for a in manifest.AREAS)
+
+
+def test_tests_mirror_the_areas():
+    """Every area of the manifest has its own tests/areas/<area> directory with tests."""
+    from pathlib import Path
+
+    from torchada.areas.manifest import AREAS
+
+    root = Path(__file__).resolve().parents[1] / "areas"
+    missing = [a.name for a in AREAS if not list((root / a.name).glob("test_*.py"))]
+    assert not missing, "areas without tests/areas/<area>/test_*.py: %s" % missing

@@ -2,8 +2,6 @@
 import os
 import sys
 
-import pytest
-
 from tests._fresh import SRC, clean_env, run_argv
 
 PROG = r'''

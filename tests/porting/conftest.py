@@ -1,5 +1,4 @@
-import os
-
+"""Porting tests: each gets its own private user cache."""
 import pytest
 
 

@@ -1,8 +1,6 @@
 """Version knobs and the defects of named releases: present where they must be, absent elsewhere."""
 import json
 
-import pytest
-
 PROBE = r'''
 import json, torch, torch_musa
 from torchada.testing._simconfig import config

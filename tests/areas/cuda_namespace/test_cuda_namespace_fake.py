@@ -1,61 +1,11 @@
-"""Areas applied in-process to the real torch.cuda over a name-only fake torch.musa (built
-from the torch_musa 2.7.1 manifest), then reverted: identity, stubs, errors, clean revert."""
-import importlib
-import sys
-import types
-
+"""The cuda_namespace area in-process over the manifest-built fake torch.musa: identities,
+CUDA-only arguments, unsupported APIs, the rule for unknown names, clean revert."""
 import pytest
 import torch
 
+from tests.areas.conftest import assert_restored, snapshot
 from torchada._core.journal import Journal
-from torchada.areas import backends as backends_area
-from torchada.areas import cuda_api_table as table
 from torchada.areas import cuda_namespace as area
-from torchada.areas import cudart as cudart_area
-from torchada.areas import distributed as distributed_area
-from torchada.areas import graphs as graphs_area
-from torchada.areas import profiler as profiler_area
-
-# The areas owning torch.cuda table rows that these tests exercise, in manifest order.
-TABLE_OWNERS = (area, graphs_area, profiler_area, distributed_area)
-
-
-def _modules():
-    mods = [torch.cuda] + [sys.modules["torch.cuda." + s] for s in table.SUBMODULES
-                           if "torch.cuda." + s in sys.modules]
-    mods += [sys.modules[m] for m in ("torch.cuda.amp", "torch.backends.cuda",
-                                      "torch.backends.cudnn") if m in sys.modules]
-    return mods
-
-
-def _snapshot():
-    return {m.__name__: dict(vars(m)) for m in _modules()}
-
-
-def _assert_restored(before):
-    for name, contents in before.items():
-        now = vars(sys.modules[name]) if name in sys.modules else None
-        changed = [k for k, v in contents.items() if now.get(k, object()) is not v]
-        # (submodules imported meanwhile, by the test itself, are not writes of ours)
-        added = sorted(k for k in set(now) - set(contents)
-                       if not isinstance(now[k], types.ModuleType))
-        assert not changed and not added, (name, changed, added)
-
-
-@pytest.fixture
-def applied(fake_musa):
-    before = _snapshot()
-    journals = []
-    for owner in TABLE_OWNERS:
-        journals.append(Journal(owner.__name__.rsplit(".", 1)[-1]))
-        owner.apply(journals[-1])
-    try:
-        yield fake_musa
-    finally:
-        errors = [e for j in reversed(journals) for e in j.revert()]
-        assert not errors
-        _assert_restored(before)
-        assert area.coverage() is None
 
 
 def test_mapped_names_are_the_musa_objects(applied):
@@ -90,22 +40,7 @@ def test_is_available_and_lazy_init_left_alone(fake_musa):
         journal.revert()
 
 
-def test_graph_names_translate_keywords(applied):
-    m = applied
-    assert issubclass(torch.cuda.graph, m.graph)
-    assert torch.cuda.graphs.graph is torch.cuda.graph
-    assert issubclass(torch.cuda.CUDAGraph, m.MUSAGraph)
-    g = torch.cuda.CUDAGraph()
-    assert isinstance(g, m.MUSAGraph)
-    ctx = torch.cuda.graph(cuda_graph=g)
-    assert isinstance(ctx, m.graph)
-
-
 @pytest.mark.parametrize("call, argument", [
-    (lambda: torch.cuda.graph(object(), enable_annotations=True), "enable_annotations"),
-    (lambda: torch.cuda.graph(object(), check_input_liveness=True), "check_input_liveness"),
-    (lambda: torch.cuda.CUDAGraph(keep_graph=True), "keep_graph"),
-    (lambda: torch.cuda.make_graphed_callables(lambda x: x, (), pool=(0, 1)), "pool"),
     (lambda: torch.cuda.memory_snapshot(mempool_id=(0, 1)), "mempool_id"),
     (lambda: torch.cuda.set_sync_debug_mode("warn"), "debug_mode"),
 ])
@@ -117,7 +52,7 @@ def test_cuda_only_arguments_raise_naming_the_argument(applied, call, argument):
 
 @pytest.mark.parametrize("api", [
     "jiterator._create_jit_fn", "jiterator._create_multi_output_jit_fn", "caching_allocator_alloc",
-    "temperature", "host_memory_stats", "nccl.all_reduce", "tunable.enable", "gds.GdsFile",
+    "temperature", "host_memory_stats", "tunable.enable", "gds.GdsFile",
     "GreenContext", "get_per_process_memory_fraction", "list_gpu_processes",
     "ComplexFloatStorage", "sparse.FloatTensor",
 ])
@@ -193,23 +128,6 @@ def test_reset_max_memory_allocated_warns_and_resets(applied):
         journal.revert()
 
 
-def test_nvtx_ranges_are_record_function_ranges(applied):
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        assert torch.cuda.nvtx.range_push("outer") == 0
-        torch.cuda.nvtx.range_push("inner")
-        assert torch.cuda.nvtx.range_pop() == 1
-        torch.cuda.nvtx.range_pop()
-        rid = torch.cuda.nvtx.range_start("started")
-        torch.cuda.nvtx.range_end(rid)
-        with torch.cuda.nvtx.range("ctx {}", 1):
-            torch.ones(2) + 1
-        torch.cuda.nvtx.mark("here")
-    names = {e.name for e in prof.events()}
-    assert {"outer", "inner", "started", "ctx 1", "here"} <= names
-
-
 def test_stream_and_event_get_cuda_handle_names(fake_musa):
     fake_musa.Stream.musa_stream = property(lambda self: 1234)
     fake_musa.Event.musa_event = property(lambda self: 99)
@@ -270,7 +188,7 @@ def test_names_a_newer_torch_adds_are_handled_by_the_rule(fake_musa, monkeypatch
 
 
 def test_failure_half_way_leaves_nothing_patched(fake_musa, monkeypatch):
-    before = _snapshot()
+    before = snapshot()
 
     def boom(ctx):
         raise RuntimeError("boom")
@@ -280,83 +198,7 @@ def test_failure_half_way_leaves_nothing_patched(fake_musa, monkeypatch):
     with pytest.raises(RuntimeError):
         area.apply(journal)
     journal.revert()
-    _assert_restored(before)
+    assert_restored(before)
 
 
 # -- cudart ------------------------------------------------------------------------------
-class _Err(int):
-    pass
-
-
-def _fake_musart():
-    error = types.SimpleNamespace(success=_Err(0))
-    return types.SimpleNamespace(musaError=error, musaMemGetInfo=lambda d: (1, 2),
-                                 musaHostRegister=lambda p, s, f: error.success,
-                                 musaGetErrorString=lambda e: "no error")
-
-
-def test_cudart_answers_with_cuda_names(fake_musa):
-    rt = _fake_musart()
-    fake_musa.musart = lambda: rt
-    fake_musa.check_error = lambda res: None if res == 0 else (_ for _ in ()).throw(
-        RuntimeError(res))
-    before = _snapshot()
-    journal = Journal("cudart")
-    cudart_area.apply(journal)
-    try:
-        r = torch.cuda.cudart()
-        assert r is torch.cuda.cudart()
-        assert r.cudaMemGetInfo is rt.musaMemGetInfo
-        assert r.cudaHostRegister is rt.musaHostRegister
-        assert r.cudaError is rt.musaError
-        assert r.cudaProfilerStart() == rt.musaError.success
-        assert r.cudaProfilerStop() == rt.musaError.success
-        torch.cuda.profiler.start()
-        torch.cuda.profiler.stop()
-        with torch.cuda.profiler.profile():
-            pass
-        assert not hasattr(r, "cudaGraphicsMapResources")
-        with pytest.raises(NotImplementedError, match=r"cudart\(\).cudaDeviceReset is not "
-                           r"supported on MUSA \(torch_musa 2.7.1 musart\(\) has no "
-                           r"musaDeviceReset\)"):
-            r.cudaDeviceReset()
-    finally:
-        journal.revert()
-    _assert_restored(before)
-
-
-# -- backends ----------------------------------------------------------------------------
-class _Mudnn:
-    allow_tf32 = True
-
-    @staticmethod
-    def version():
-        return 2800
-
-
-def test_backends_follow_mudnn(monkeypatch):
-    mudnn = _Mudnn()
-    monkeypatch.setattr(torch.backends, "mudnn", mudnn, raising=False)
-    cudnn_class_prop = type(torch.backends.cudnn).__dict__["allow_tf32"]
-    before = _snapshot()
-    journal = Journal("backends")
-    backends_area.apply(journal)
-    try:
-        assert torch.backends.cuda.is_built() is True
-        assert torch.backends.cudnn.is_available() is True
-        assert torch.backends.cudnn.version() == 2800
-        torch.backends.cuda.matmul.allow_tf32 = False
-        assert mudnn.allow_tf32 is False and torch.backends.cudnn.allow_tf32 is False
-        torch.backends.cudnn.allow_tf32 = True
-        assert mudnn.allow_tf32 is True and torch.backends.cuda.matmul.allow_tf32 is True
-        with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
-            assert mudnn.allow_tf32 is False
-        assert mudnn.allow_tf32 is True
-        # other matmul attributes keep torch's behaviour
-        old = torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
-        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = old
-    finally:
-        journal.revert()
-    _assert_restored(before)
-    assert type(torch.backends.cudnn).__dict__["allow_tf32"] is cudnn_class_prop
-    assert torch.backends.cudnn.is_available() is torch._C._has_cudnn

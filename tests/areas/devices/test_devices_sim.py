@@ -2,9 +2,7 @@
 errors in CUDA words, graph capture."""
 import textwrap
 
-import pytest
-
-from tests._fresh import clean_env, last_json, run_argv, run_python, sim_env
+from tests._fresh import clean_env, last_json, run_python, sim_env
 
 
 MAKE_CUDA_CKPT = textwrap.dedent("""

@@ -8,8 +8,6 @@ import os
 import pickle
 import textwrap
 
-import pytest
-
 from tests._fresh import clean_env, fake_musa_env, last_json, run_argv, run_python, sim_env
 from torchada.areas.manifest import AREAS
 

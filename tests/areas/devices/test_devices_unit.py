@@ -1,6 +1,4 @@
 """Pure helpers of the devices / env_mirror / accelerator areas (no torch_musa needed)."""
-import logging
-
 import pytest
 
 from torchada.areas import _devmap, env_mirror

@@ -13,7 +13,7 @@ from pathlib import Path
 # TORCHADA_MUSA_MANIFEST points at another release's manifest.
 CANDIDATES = [
     os.environ.get("TORCHADA_MUSA_MANIFEST", ""),
-    str(Path(__file__).resolve().parents[3] / "tests" / "data" / "torch_musa_2.7.1_api.json"),
+    str(Path(__file__).resolve().parent / "data" / "torch_musa_2.7.1_api.json"),
 ]
 
 

@@ -1,0 +1,42 @@
+"""The backends area: torch.backends.cuda / cudnn follow torch.backends.mudnn."""
+import torch
+
+from tests.areas.conftest import assert_restored, snapshot
+from torchada._core.journal import Journal
+from torchada.areas import backends as backends_area
+
+
+class _Mudnn:
+    allow_tf32 = True
+
+    @staticmethod
+    def version():
+        return 2800
+
+
+def test_backends_follow_mudnn(monkeypatch):
+    mudnn = _Mudnn()
+    monkeypatch.setattr(torch.backends, "mudnn", mudnn, raising=False)
+    cudnn_class_prop = type(torch.backends.cudnn).__dict__["allow_tf32"]
+    before = snapshot()
+    journal = Journal("backends")
+    backends_area.apply(journal)
+    try:
+        assert torch.backends.cuda.is_built() is True
+        assert torch.backends.cudnn.is_available() is True
+        assert torch.backends.cudnn.version() == 2800
+        torch.backends.cuda.matmul.allow_tf32 = False
+        assert mudnn.allow_tf32 is False and torch.backends.cudnn.allow_tf32 is False
+        torch.backends.cudnn.allow_tf32 = True
+        assert mudnn.allow_tf32 is True and torch.backends.cuda.matmul.allow_tf32 is True
+        with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+            assert mudnn.allow_tf32 is False
+        assert mudnn.allow_tf32 is True
+        # other matmul attributes keep torch's behaviour
+        old = torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
+        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = old
+    finally:
+        journal.revert()
+    assert_restored(before)
+    assert type(torch.backends.cudnn).__dict__["allow_tf32"] is cudnn_class_prop
+    assert torch.backends.cudnn.is_available() is torch._C._has_cudnn
