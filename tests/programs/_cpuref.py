@@ -100,10 +100,33 @@ def _install():
     acc.device_index = lambda i: contextlib.nullcontext()
 
 
+_CPU_KEYS = {"CUDA": "CPU", "AutocastCUDA": "AutocastCPU", "AutogradCUDA": "AutogradCPU"}
+
+
+def _cpu_kernels():
+    """Kernels a program registers for CUDA dispatch keys are registered for CPU's."""
+    impl = torch.library.Library.impl
+
+    def cpu_impl(self, op_name, fn, dispatch_key="", *args, **kwargs):
+        key = _CPU_KEYS.get(dispatch_key)
+        if key is None:
+            return impl(self, op_name, fn, dispatch_key, *args, **kwargs)
+        name = op_name if "::" in op_name else "%s::%s" % (self.ns, op_name)
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(name, key):
+                return None  # torch's own ops register CPU and CUDA kernels both
+        except RuntimeError:
+            pass
+        return impl(self, op_name, fn, key, *args, **kwargs)
+
+    torch.library.Library.impl = cpu_impl
+
+
 def main(path):
     with open(path) as fh:
         source = _DEV.sub('"cpu"', fh.read())
     _install()
+    _cpu_kernels()
     code = compile(source, path, "exec")
     sys.argv = [path]
     exec(code, {"__name__": "__main__", "__file__": path})

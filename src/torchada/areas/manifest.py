@@ -22,6 +22,8 @@ AREAS = (
          versions=(("torch", ">=2.7"),)),
     Area("distributed", ("torch",), "torch.cuda.nccl names (version -> mccl; collectives "
          "raise, naming torch.distributed)", versions=(("torch", ">=2.7"),)),
+    Area("custom_ops", ("torch",), "torch.library kernels registered for CUDA (keys, "
+         "device types, autocast) run on musa tensors", versions=(("torch", ">=2.7"),)),
     Area("amp", ("torch",), "torch.cuda.amp, torch.autocast('cuda'), GradScaler('cuda')",
          versions=(("torch", ">=2.7"),), needs=("amp",)),
     Area("cudart", ("torch",), "torch.cuda.cudart() with CUDA names on the MUSA runtime",

@@ -454,3 +454,7 @@ _mccl.register()
 from torch_musa._sim import autocast as _autocast  # noqa: E402
 
 _autocast.install()
+
+from torch_musa._sim import autograd_fallback as _autograd_fallback  # noqa: E402
+
+_autograd_fallback.install()
