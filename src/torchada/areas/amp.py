@@ -61,13 +61,6 @@ def _wrap_custom(original):
     return _kit.wraps(original)(wrapper)
 
 
-def _set_everywhere(journal, modules, name, original, value):
-    """Rebind ``name`` in each module where it is ``original`` (same object)."""
-    for module in modules:
-        if module is not None and module.__dict__.get(name) is original:
-            journal.setattr(module, name, value)
-
-
 def apply(journal):
     import sys
 
@@ -86,7 +79,7 @@ def apply(journal):
         for name, original in before.items():
             now = vars(cuda_amp).get(name)
             if now is not original:
-                _set_everywhere(journal, subs, name, original, now)
+                _kit.rebind_everywhere(ctx, subs, name, original, now)
 
     # torch.autocast("cuda") / torch.amp.autocast("cuda"): one class
     autocast_cls = torch.amp.autocast_mode.autocast
@@ -104,7 +97,7 @@ def apply(journal):
     for name in ("custom_fwd", "custom_bwd"):
         original = getattr(torch.amp.autocast_mode, name, None)
         if original is not None:
-            _set_everywhere(journal, amp_modules, name, original, _wrap_custom(original))
+            _kit.rebind_everywhere(ctx, amp_modules, name, original, _wrap_custom(original))
 
     # autocast state functions taking a device type first
     for name in ("get_autocast_dtype", "set_autocast_dtype", "is_autocast_enabled",
@@ -114,7 +107,7 @@ def apply(journal):
             journal.setattr(torch, name, _wrap_device_arg(original))
     available = getattr(torch.amp.autocast_mode, "is_autocast_available", None)
     if available is not None:
-        _set_everywhere(journal, amp_modules, "is_autocast_available", available,
+        _kit.rebind_everywhere(ctx, amp_modules, "is_autocast_available", available,
                         _wrap_device_arg(available))
 
     # deprecated no-argument GPU forms mean CUDA

@@ -188,6 +188,13 @@ PRIVATE = {
     "_lazy_call": _n("torch_musa already rebinds it to its own _lazy_call at import"),
     "_is_in_bad_fork": _m(), "_exchange_device": _m(), "_maybe_exchange_device": _m(),
     "_DeviceGuard": _m(), "_set_stream_by_id": _m(), "_sleep": _m(),
+    "_get_device_index": _e("_get_device_index", "accepts musa devices ('cuda:N' is one "
+                            "under the devices area); rebound where torch.cuda's modules "
+                            "import it", area="cuda_private"),
+    "_device_count_nvml": _e("_device_count_nvml", "torch.musa.device_count()",
+                             area="cuda_private"),
+    "_is_compiled": _e("_is_compiled", "True, as torch.backends.cuda.is_built()",
+                       area="cuda_private"),
 }
 
 # -- submodules: names that are not simply the top-level object ------------------------------

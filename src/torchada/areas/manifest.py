@@ -22,6 +22,9 @@ AREAS = (
          versions=(("torch", ">=2.7"),)),
     Area("distributed", ("torch",), "torch.cuda.nccl names (version -> mccl; collectives "
          "raise, naming torch.distributed)", versions=(("torch", ">=2.7"),)),
+    Area("cuda_private", ("torch",), "torch's private CUDA entry points (torch.cuda."
+         "_get_device_index, torch._C._cuda_*) answered by torch_musa",
+         versions=(("torch", ">=2.7"),), needs=("_MUSAC",)),
     Area("custom_ops", ("torch",), "torch.library kernels registered for CUDA (keys, "
          "device types, autocast) run on musa tensors", versions=(("torch", ">=2.7"),)),
     Area("amp", ("torch",), "torch.cuda.amp, torch.autocast('cuda'), GradScaler('cuda')",

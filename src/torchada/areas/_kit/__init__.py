@@ -3,12 +3,14 @@
 ``ctx = context(journal, __name__)`` gives torch, torch.musa, the torch_musa version label, notes
 for ``torchada status``, lookups ("is torch.musa.X there"), the "not supported on MUSA"
 and argument errors, and ``wraps`` (a replacement keeping its original's metadata).
-``apply_rows(ctx, emulations)`` writes the rows of the torch.cuda table the area owns.
+``apply_rows(ctx, emulations)`` writes the rows of the torch.cuda table the area owns;
+``rebind_everywhere`` follows an object into the modules that imported it by name.
 """
 from .context import AreaContext, context, musa_label
 from .cuda_rows import apply_rows, coverage
 from .errors import argument_error, unsupported
+from .rebind import rebind_everywhere
 from .wrap import wraps
 
 __all__ = ["AreaContext", "context", "musa_label", "apply_rows", "coverage",
-           "argument_error", "unsupported", "wraps"]
+           "argument_error", "unsupported", "rebind_everywhere", "wraps"]

@@ -1,0 +1,9 @@
+"""Rebinding one object wherever torch's modules imported it by name."""
+
+
+def rebind_everywhere(ctx, modules, name, original, value):
+    """Set ``name`` to ``value`` in each module whose own ``name`` is ``original`` (the same
+    object): ``from ._utils import f`` copies survive a rebinding of the source module."""
+    for module in modules:
+        if module is not None and vars(module).get(name) is original:
+            ctx.setattr(module, name, value)
