@@ -297,25 +297,43 @@ def _install_cuda_deserializer(journal, torch):
 
 # -- TorchScript: cuda string constants compile as musa ------------------------------------
 def _install_script_constants(journal):
+    """TorchScript builds devices in C++, past the torch.device constructor slot: a "cuda"
+    literal in a Device position (``torch.device("cuda")``, ``device="cuda"``,
+    ``.to("cuda")``) becomes its musa spelling before compilation. Any other string keeps
+    its value, so scripted and eager code agree (``x.device.type == "cuda"`` is False in
+    both on MUSA)."""
     import ast
 
     import torch.jit.frontend as frontend
 
     from torchada.areas._devmap import musa_name
 
-    class _CudaConstants(ast.NodeTransformer):
-        def visit_Constant(self, node):
-            name = musa_name(node.value) if isinstance(node.value, str) else None
-            if name is None:
-                return node
-            return ast.copy_location(ast.Constant(value=name), node)
+    def musa_constant(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = musa_name(node.value)
+            if name is not None:
+                return ast.copy_location(ast.Constant(value=name), node)
+        return node
+
+    class _DeviceConstants(ast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            func = node.func
+            callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if node.args and (callee == "device" or
+                              (callee == "to" and isinstance(func, ast.Attribute))):
+                node.args[0] = musa_constant(node.args[0])
+            for keyword in node.keywords:
+                if keyword.arg == "device":
+                    keyword.value = musa_constant(keyword.value)
+            return node
 
     orig = frontend.parse_def
 
     def parse_def(fn):
         parsed = orig(fn)
         try:
-            _CudaConstants().visit(parsed.ast)
+            _DeviceConstants().visit(parsed.ast)
         except Exception:  # never break compilation over this
             pass
         return parsed

@@ -146,6 +146,28 @@ def test_torchscript_builds_musa_device(tmp_path):
     assert out == ["musa", "musa:1", "cuda_kept"]
 
 
+def test_torchscript_rewrites_device_positions_only(tmp_path):
+    """Scripted and eager code agree: only Device-typed "cuda" literals become musa."""
+    prog = tmp_path / "agree.py"
+    prog.write_text(textwrap.dedent("""
+        import json, torch
+
+        def f(x: torch.Tensor, n: int):
+            d = torch.device("cuda") if n == 0 else torch.device("cuda:1")
+            y = torch.zeros(2, device="cuda:1")
+            z = x.to("cuda")
+            return str(d), str(y.device), str(z.device), x.device.type == "cuda", "cuda"
+
+        x = torch.ones(1, device="cuda")
+        scripted = torch.jit.script(f)
+        print(json.dumps({"eager": [f(x, n) for n in (0, 1)],
+                          "scripted": [scripted(x, n) for n in (0, 1)]}))
+    """))
+    out = last_json(run_argv([prog], env=musa_env(TORCHADA_DISABLE_AREAS=OTHERS)))
+    assert out["scripted"] == out["eager"] == [
+        ["musa", "musa:1", "musa:0", False, "cuda"], ["musa:1", "musa:1", "musa:0", False, "cuda"]]
+
+
 def test_is_available_default_and_forced():
     code = "import torch; print(torch.cuda.is_available())"
     only = OTHERS
