@@ -6,9 +6,9 @@ cudaGetErrorString, cudaMemGetInfo, cudaHostRegister / cudaHostUnregister,
 cudaStreamCreate / cudaStreamDestroy, and any other ``cudaXxx`` whose ``musaXxx`` exists).
 ``cudaProfilerStart`` / ``cudaProfilerStop``, which torch_musa 2.7.1's musart() lacks, are
 provided: they call ``musaProfilerStart`` / ``musaProfilerStop`` of the MUSA runtime library
-already loaded in the process (ctypes, looked up once on first use) and answer
-``cudaError.success`` when no such library can be found (CUDA's own answer when no profiler
-is attached). ``torch.cuda.profiler.start / stop / profile`` work through them (their module
+already loaded in the process (ctypes, looked up once on first use); when no such entry
+point can be found they do nothing, say so in one RuntimeWarning per process, and answer
+``cudaError.success`` (CUDA's own answer when no profiler is attached). ``torch.cuda.profiler.start / stop / profile`` work through them (their module
 globals ``cudart`` / ``check_error`` are rebound). A ``cudaXxx`` name with no MUSA
 counterpart raises an error that is both ``NotImplementedError`` and ``AttributeError``
 (so ``hasattr`` answers False), naming the API and the torch_musa version.
@@ -32,6 +32,19 @@ NAMES = {
     "cudaProfilerStop": "musaProfilerStop",
 }
 RUNTIME_LIBRARIES = ("libmusart.so", "libmusart.so.4", "libmusart.so.3")
+
+
+_WARNED = []
+
+
+def _warn_no_profiler(label, symbol):
+    if not _WARNED:
+        import warnings
+
+        _WARNED.append(symbol)
+        warnings.warn("torch.cuda.profiler.start/stop: %s has no %s in a loaded MUSA runtime "
+                      "library; nothing was started or stopped (use torch.profiler)"
+                      % (label, symbol), RuntimeWarning, stacklevel=4)
 
 
 class UnsupportedRuntimeName(NotImplementedError, AttributeError):
@@ -82,7 +95,10 @@ class CudaRuntime:
             lib = self._library()
             func = getattr(lib, symbol, None) if lib is not None else None
             if func is None:
-                return self._success(0)  # no MUSA profiler runtime: nothing to start / stop
+                # No MUSA profiler entry point: say so once, do nothing; the CUDA answer
+                # when no profiler is attached (success) keeps check_error quiet.
+                _warn_no_profiler(self._label, symbol)
+                return self._success(0)
             return self._success(int(func()))
 
         call.__name__ = "cuda" + symbol[4:]

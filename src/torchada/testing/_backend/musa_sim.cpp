@@ -11,6 +11,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <c10/util/ApproximateClock.h>
+#include <torch/csrc/profiler/stubs/base.h>
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
@@ -529,6 +531,47 @@ struct Hooks final : at::PrivateUse1HooksInterface {
 static bool g_hooks_registered = [] {
   at::RegisterPrivateUse1HooksInterface(new Hooks());
   c10::SetAllocator(kMusa, &g_plain_alloc);
+  return true;
+}();
+
+// ---------------------------------------------------------------- profiler stubs
+// torch_musa patches the autograd profiler to use the privateuse1 backend name and records
+// MUSA events through it (../shared/torch_musa_api/cuda_vs_musa.md: torch_patches/kineto);
+// its stub source is unknown here. Modelled on torch's CUDA stubs
+// (torch/csrc/profiler/stubs/cuda.cpp): an event is a timestamp, elapsed() is in
+// microseconds, each device is visited; the simulator's device work runs on the host and
+// is complete when a call returns, so synchronize() has nothing to wait for.
+struct ProfilerStubs final : torch::profiler::impl::ProfilerStubs {
+  void record(
+      DeviceIndex* device,
+      torch::profiler::impl::ProfilerVoidEventStub* event,
+      int64_t* cpu_ns) const override {
+    if (device) *device = t_current_device;
+    auto stamp = std::make_shared<int64_t>(c10::getTime());
+    *event = std::static_pointer_cast<void>(stamp);
+    if (cpu_ns) *cpu_ns = c10::getTime();
+  }
+  float elapsed(
+      const torch::profiler::impl::ProfilerVoidEventStub* a,
+      const torch::profiler::impl::ProfilerVoidEventStub* b) const override {
+    auto start = *static_cast<const int64_t*>(a->get());
+    auto end = *static_cast<const int64_t*>(b->get());
+    return static_cast<float>(end - start) / 1000.0f;
+  }
+  void mark(const char*) const override {}
+  void rangePush(const char*) const override {}
+  void rangePop() const override {}
+  bool enabled() const override {
+    return true;
+  }
+  void onEachDevice(std::function<void(int)> op) const override {
+    for (int d = 0; d < g_device_count.load(); ++d) op(d);
+  }
+  void synchronize() const override {}
+};
+static ProfilerStubs g_profiler_stubs;
+static bool g_profiler_registered = [] {
+  torch::profiler::impl::registerPrivateUse1Methods(&g_profiler_stubs);
   return true;
 }();
 
