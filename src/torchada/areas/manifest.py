@@ -27,6 +27,8 @@ AREAS = (
          versions=(("torch", ">=2.7"),), needs=("_MUSAC",)),
     Area("custom_ops", ("torch",), "torch.library kernels registered for CUDA (keys, "
          "device types, autocast) run on musa tensors", versions=(("torch", ">=2.7"),)),
+    Area("flex_attention", ("torch.nn.attention.flex_attention",), "FlexAttention accepts "
+         "musa tensors (eager, forward and backward)", versions=(("torch", ">=2.7"),)),
     Area("amp", ("torch",), "torch.cuda.amp, torch.autocast('cuda'), GradScaler('cuda')",
          versions=(("torch", ">=2.7"),), needs=("amp",)),
     Area("cudart", ("torch",), "torch.cuda.cudart() with CUDA names on the MUSA runtime",
