@@ -1,4 +1,4 @@
-"""Cost of the custom_ops and profiler areas on the simulated device (issue 08).
+"""Cost of the custom_ops, profiler and ctypes_libs areas on the simulated device (issue 08).
 
 In one child with TORCHADA_SIMULATE_MUSA=1, interleaved rounds of:
   custom op : N calls of an op whose kernel was registered with "CUDA" (translated by the
@@ -6,6 +6,9 @@ In one child with TORCHADA_SIMULATE_MUSA=1, interleaved rounds of:
               natively. Goal: identical (it is the same kind of registration).
   profiler  : entering and leaving torch.profiler.profile(activities=[CPU, CUDA]) (the
               profiler area maps CUDA) vs activities=[CPU, PrivateUse1] written natively.
+  ctypes    : N lookups of lib.cudaGetDeviceCount on ctypes.CDLL("libcudart.so") (the
+              ctypes_libs area translates it once) vs lib.musaGetDeviceCount on
+              ctypes.CDLL("libmusart.so"), after the first access. Goal: +0.
 Medians of the per-round times and their ratio (translated / native).
 
 Rerun:  .venv/bin/python benchmarks/custom_ops_profiler.py [--rounds 15] [--calls 2000]
@@ -50,9 +53,22 @@ for r in range(rounds):
         with profile(activities=acts[k]):
             pass
         prof_t[k].append((time.perf_counter() - t) * 1e3)
+import ctypes
+libs = {"via_cuda": (ctypes.CDLL("libcudart.so"), "cudaGetDeviceCount"),
+        "native": (ctypes.CDLL("libmusart.so"), "musaGetDeviceCount")}
+look_t = {k: [] for k in libs}
+for r in range(rounds):
+    for k in (list(libs) if r % 2 == 0 else list(libs)[::-1]):
+        lib, name = libs[k]
+        getattr(lib, name)
+        t = time.perf_counter()
+        for _ in range(calls):
+            getattr(lib, name)
+        look_t[k].append((time.perf_counter() - t) / calls * 1e9)
 med = lambda v: statistics.median(v)
 print(json.dumps({"op_ns": {k: med(v) for k, v in op_t.items()},
-                  "profiler_ms": {k: med(v) for k, v in prof_t.items()}}))
+                  "profiler_ms": {k: med(v) for k, v in prof_t.items()},
+                  "ctypes_lookup_ns": {k: med(v) for k, v in look_t.items()}}))
 '''
 
 
@@ -68,7 +84,8 @@ def main():
                          env=env, capture_output=True, text=True, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
     results = {}
-    for measure, unit in (("op_ns", "ns per call"), ("profiler_ms", "ms per enter+exit")):
+    for measure, unit in (("op_ns", "ns per call"), ("profiler_ms", "ms per enter+exit"),
+                          ("ctypes_lookup_ns", "ns per attribute lookup")):
         v = data[measure]
         ratio = v["via_cuda"] / v["native"]
         results[measure] = dict(v, ratio=round(ratio, 3))

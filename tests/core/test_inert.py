@@ -11,6 +11,7 @@ import json, sys
 import torch, torch.distributed, torch.utils.cpp_extension, torch.utils.data
 import torch.library, torch._library.custom_ops, torch.profiler, torch.autograd.profiler
 import torch.nn.attention.flex_attention, torch.jit.frontend, torch.cuda._utils
+import ctypes, ctypes.util
 import torchada
 names = {
   'torch': ['device', 'zeros', 'ones', 'empty', 'full', 'rand', 'randn', 'randint', 'randperm',
@@ -37,6 +38,8 @@ names = {
   'torch.nn.attention.flex_attention': ['_validate_device'],
   'torch.jit.frontend': ['parse_def'],
   'torch.cuda._utils': ['_get_device_index'],
+  'ctypes.CDLL': ['__init__', '__getitem__'],
+  'ctypes.util': ['find_library'],
   'torch._C': ['_cuda_getCurrentRawStream', '_cuda_getDeviceCount',
                '_cuda_CUDAAllocator_AllocatorState', '_cuda_releasePool'],
 }

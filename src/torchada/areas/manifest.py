@@ -29,6 +29,8 @@ AREAS = (
          "device types, autocast) run on musa tensors", versions=(("torch", ">=2.7"),)),
     Area("flex_attention", ("torch.nn.attention.flex_attention",), "FlexAttention accepts "
          "musa tensors (eager, forward and backward)", versions=(("torch", ">=2.7"),)),
+    Area("ctypes_libs", ("torch",), "CUDA libraries loaded through ctypes load their MUSA "
+         "twins; CUDA symbol names resolve to MUSA ones", versions=(("torch", ">=2.7"),)),
     Area("amp", ("torch",), "torch.cuda.amp, torch.autocast('cuda'), GradScaler('cuda')",
          versions=(("torch", ">=2.7"),), needs=("amp",)),
     Area("cudart", ("torch",), "torch.cuda.cudart() with CUDA names on the MUSA runtime",

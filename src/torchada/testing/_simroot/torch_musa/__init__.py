@@ -226,3 +226,8 @@ parseEnvForUMM()
 from ._sim import defects as _defects  # noqa: E402
 
 _defects.install()
+
+# libmusart.so / libmccl.so loaded into the process, as the real torch_musa's are.
+from ._sim import runtime_libs as _runtime_libs  # noqa: E402
+
+_runtime_libs.install()
