@@ -92,8 +92,9 @@ TOP.update({
     # initialisation
     "init": _m("_lazy_init", "torch.musa has no init(); _lazy_init() is the same call"),
     "is_initialized": _m(),
-    "is_available": _n("owned by the devices area; stays False unless its switch is on",
-                       area="devices"),
+    "is_available": _e("is_available", "False unless TORCHADA_FORCE_CUDA_AVAILABLE (then "
+                       "torch.musa.is_available); pinned, since cuda_private makes torch's "
+                       "own inputs answer for MUSA", area="devices"),
     # devices
     "device": _m(), "device_of": _m(), "device_count": _m(), "current_device": _m(),
     "set_device": _e("set_device", "a bad ordinal raises the error type a CUDA user gets, "

@@ -385,11 +385,24 @@ _DEFAULT_DEVICE_FACTORIES = frozenset((
 ))
 
 
-def _install_is_available(journal, torch):
+def _is_available(ctx):
+    """torch.cuda.is_available: False on MUSA unless TORCHADA_FORCE_CUDA_AVAILABLE, then
+    torch.musa.is_available. Pinned rather than left to torch's own function, whose answer
+    follows torch.cuda._is_compiled() and torch._C._cuda_getDeviceCount(), which the
+    cuda_private area makes answer for MUSA."""
     from torchada.areas._devmap import force_cuda_available
 
     if force_cuda_available(warn=lambda msg: logger.warning("torchada: %s", msg)):
-        journal.setattr(torch.cuda, "is_available", torch.musa.is_available)
+        return ctx.musa.is_available
+
+    @_kit.wraps(ctx.torch.cuda.is_available)
+    def is_available():
+        return False
+
+    return is_available
+
+
+EMULATIONS = {"is_available": _is_available}
 
 
 # -- apply ----------------------------------------------------------------------------------
@@ -481,8 +494,7 @@ def apply(journal):
 
     _install_cuda_deserializer(journal, torch)
     _install_script_constants(journal)
-    _install_is_available(journal, torch)
-    _kit.apply_rows(_kit.context(journal, __name__))  # the table's is_available row (native) is ours
+    _kit.apply_rows(_kit.context(journal, __name__), EMULATIONS)  # the is_available row
 
 
 def _reset_mode():
