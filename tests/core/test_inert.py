@@ -10,6 +10,7 @@ SNAPSHOT = """
 import json, sys
 import torch, torch.distributed, torch.utils.cpp_extension, torch.utils.data
 import torch.library, torch._library.custom_ops, torch.profiler, torch.autograd.profiler
+import torch.distributed.device_mesh
 import torch.nn.attention.flex_attention, torch.jit.frontend, torch.cuda._utils
 import ctypes, ctypes.util
 import torchada
@@ -22,7 +23,9 @@ names = {
   'torch.nn.Module': ['cuda', 'to'],
   'torch.cuda': sorted(n for n in dir(torch.cuda) if not n.startswith('_'))
                 + ['_get_device_index', '_device_count_nvml', '_is_compiled'],
-  'torch.distributed': ['init_process_group', 'is_nccl_available', 'Backend'],
+  'torch.distributed': ['init_process_group', 'is_nccl_available', 'Backend', 'get_backend',
+                        'new_group', 'new_subgroups', 'ProcessGroupNCCL'],
+  'torch.distributed.device_mesh': ['init_device_mesh', 'DeviceMesh'],
   'torch.utils.cpp_extension': ['CUDAExtension', 'BuildExtension', 'CUDA_HOME', 'load',
                                 'include_paths', 'library_paths'],
   'torch.utils.data': ['DataLoader'],

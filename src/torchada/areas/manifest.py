@@ -20,8 +20,10 @@ AREAS = (
          needs=("MUSAGraph", "graph")),
     Area("profiler", ("torch",), "torch.cuda.nvtx ranges as torch.profiler ranges",
          versions=(("torch", ">=2.7"),)),
-    Area("distributed", ("torch",), "torch.cuda.nccl names (version -> mccl; collectives "
-         "raise, naming torch.distributed)", versions=(("torch", ">=2.7"),)),
+    Area("distributed", ("torch.distributed",), "backend='nccl' (and device maps, "
+         "Backend.NCCL, device_id) means mccl in torch.distributed; get_backend() equals its "
+         "CUDA spelling; init_device_mesh('cuda'); torch.cuda.nccl names",
+         versions=(("torch", ">=2.7"),)),
     Area("cuda_private", ("torch",), "torch's private CUDA entry points (torch.cuda."
          "_get_device_index, torch._C._cuda_*) answered by torch_musa",
          versions=(("torch", ">=2.7"),), needs=("_MUSAC",)),

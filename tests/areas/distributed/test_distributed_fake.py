@@ -1,5 +1,5 @@
 """The distributed area (the torch.cuda table's nccl rows) over the manifest fake: the MCCL
-version, no NCCL-style Python collectives, and messages that promise no nccl->mccl mapping."""
+version, no NCCL-style Python collectives, and messages pointing to torch.distributed."""
 import pytest
 import torch
 
@@ -20,4 +20,4 @@ def test_nccl_collectives_raise_saying_what_to_use(applied, name):
     message = str(info.value)
     assert message.startswith("torch.cuda.nccl.%s is not supported on MUSA (torch_musa 2.7.1 "
                               % name)
-    assert "backend='mccl'" in message and "does not translate backend='nccl' yet" in message
+    assert "use torch.distributed, where backend='nccl' means mccl under torchada" in message

@@ -70,10 +70,37 @@ def _forward(name):
     return method
 
 
+_BackendOptions = getattr(getattr(torch._C._distributed_c10d, "Backend", None), "Options", None)
+
+
+class _MCCLOptions(_BackendOptions or object):
+    """ProcessGroupMCCL.Options(is_high_priority_stream=False), base Backend.Options, fields
+    is_high_priority_stream, split_from, split_color, global_ranks_in_group, group_name
+    (torch_musa/csrc/distributed/Register.cpp per the 2.7.1 manifest). The simulator's
+    group (gloo underneath) reads none of them."""
+
+    def __init__(self, is_high_priority_stream=False):
+        if _BackendOptions is not None:
+            super().__init__("mccl")
+        self.is_high_priority_stream = is_high_priority_stream
+        self.split_from = None
+        self.split_color = 0
+        self.global_ranks_in_group = []
+        self.group_name = ""
+
+
 class _SimProcessGroupMCCL(dist.ProcessGroup):
+    Options = _MCCLOptions
+
     def __init__(self, store, rank, size, timeout):
         super().__init__(rank, size)
         self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("mccl_sim/", store), rank, size, timeout)
+        # torch wraps the real C++ Backend in a ProcessGroup registered for the musa device,
+        # so pg._get_backend(torch.device("musa")) answers (init_process_group(device_id=...)
+        # asks it); this Python group registers the gloo backend it forwards to instead.
+        register = getattr(self, "_register_backend", None)
+        if register is not None:
+            register(torch.device("musa"), dist.ProcessGroup.BackendType.CUSTOM, self._gloo)
 
     def getBackendName(self):
         return "mccl"
