@@ -43,16 +43,36 @@ da = distribute_tensor(a.cuda(), mesh, [Shard(0)])
 db = distribute_tensor(b.cuda(), mesh, [Replicate()])
 out["mesh"] = mesh.device_type
 out["dtensor_matmul"] = torch.allclose((da @ db).full_tensor().cpu(), a @ b, rtol=1.3e-6, atol=1e-5)
+from torch.distributed.fsdp import fully_shard
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).cuda()
+ref = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+ref.load_state_dict({k: v.cpu() for k, v in model.state_dict().items()})
+fully_shard(model)
+opt, ref_opt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+batch = torch.randn(6, 4)
+for _ in range(2):
+    opt.zero_grad(); model(batch.cuda()).sum().backward(); opt.step()
+    ref_opt.zero_grad(); ref(batch).sum().backward(); ref_opt.step()
+out["fsdp2"] = torch.allclose(model(batch.cuda()).detach().cpu(), ref(batch).detach(),
+                              rtol=1.3e-6, atol=1e-5)
+import torch.distributed.checkpoint as dcp
+dcp.save({"w": torch.arange(4.0, device="cuda")}, checkpoint_id=%(ckpt)r)
+back = {"w": torch.zeros(4, device="cuda")}
+dcp.load(back, checkpoint_id=%(ckpt)r)
+out["dcp"] = [back["w"].tolist(), str(back["w"].device)]
 dist.destroy_process_group()
 print(json.dumps(out))
 """
 
 
-def test_single_process_nccl_program():
-    out = last_json(run_sim(SINGLE % {"port": free_port()}, timeout=180))
+def test_single_process_nccl_program(tmp_path):
+    code = SINGLE % {"port": free_port(), "ckpt": str(tmp_path / "ckpt")}
+    out = last_json(run_sim(code, timeout=180))
     assert out == {"nccl_available": True, "options": False, "cuda_caller": True,
                    "musa_caller": True, "str": "mccl", "all_reduce": [0.0, 1.0, 2.0, 3.0],
-                   "group": "mccl", "mesh": "musa", "dtensor_matmul": True}
+                   "group": "mccl", "mesh": "musa", "dtensor_matmul": True, "fsdp2": True,
+                   "dcp": [[0.0, 1.0, 2.0, 3.0], "musa:0"]}
 
 
 WORKER = textwrap.dedent("""
@@ -99,12 +119,24 @@ WORKER = textwrap.dedent("""
             opt.step()
         return [p.detach().cpu().tolist() for p in model.parameters()]
 
+    def tensor_parallel(rank, world):
+        # a column-parallel then row-parallel linear pair, as SGLang / vLLM shard them
+        g = torch.Generator().manual_seed(2)
+        x, w1, w2 = torch.randn(3, 4, generator=g), torch.randn(8, 4, generator=g), torch.randn(2, 8, generator=g)
+        dev = torch.device("cuda", rank)
+        cols = slice(4 * rank, 4 * rank + 4)          # this rank's output features of w1
+        h = x.to(dev) @ w1[cols].to(dev).t()          # column parallel: no communication
+        y = h @ w2[:, cols].to(dev).t()               # row parallel: partial sums ...
+        dist.all_reduce(y)                            # ... summed across ranks
+        return y.cpu().tolist(), (x @ w1.t() @ w2.t()).tolist()
+
     def main(rank, world, port, out_dir):
         dist.init_process_group("nccl", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
                                 world_size=world)
         result = {"backend": str(dist.get_backend()), "is_nccl": dist.get_backend() == "nccl"}
         result.update(collectives(rank, world))
         result["ddp"] = ddp(rank, world)
+        result["tp"], result["tp_ref"] = tensor_parallel(rank, world)
         dist.destroy_process_group()
         with open(os.path.join(out_dir, "rank%d.json" % rank), "w") as fh:
             json.dump(result, fh)
@@ -159,10 +191,12 @@ def test_mp_spawn_collectives_and_ddp_match_references(tmp_path):
         out = json.loads((tmp_path / ("rank%d.json" % rank)).read_text())
         assert out["backend"] == "mccl" and out["is_nccl"] is True
         check_collectives(rank, out)
-        for mine, ref in zip(out["ddp"], reference):
-            import torch
+        import torch
 
+        for mine, ref in zip(out["ddp"], reference):
             torch.testing.assert_close(torch.tensor(mine), torch.tensor(ref))
+        # the CPU product of the full weights, computed in the same worker
+        torch.testing.assert_close(torch.tensor(out["tp"]), torch.tensor(out["tp_ref"]))
 
 
 def test_torchrun_env_rendezvous(tmp_path):
