@@ -35,6 +35,9 @@ dist.all_reduce(x)
 out["all_reduce"] = x.tolist()
 g = dist.new_group([0], backend="NCCL")
 out["group"] = str(dist.get_backend(g))
+sub, _ = dist.new_subgroups(group_size=1, backend="nccl")
+enum, _ = dist.new_subgroups_by_enumeration([[0]], backend=dist.Backend.NCCL)
+out["subgroups"] = [str(dist.get_backend(sub)), str(dist.get_backend(enum))]
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Replicate, Shard, distribute_tensor
 mesh = init_device_mesh("cuda", (1,))
@@ -71,7 +74,7 @@ def test_single_process_nccl_program(tmp_path):
     out = last_json(run_sim(code, timeout=180))
     assert out == {"nccl_available": True, "options": False, "cuda_caller": True,
                    "musa_caller": True, "str": "mccl", "all_reduce": [0.0, 1.0, 2.0, 3.0],
-                   "group": "mccl", "mesh": "musa", "dtensor_matmul": True, "fsdp2": True,
+                   "group": "mccl", "subgroups": ["mccl", "mccl"], "mesh": "musa", "dtensor_matmul": True, "fsdp2": True,
                    "dcp": [[0.0, 1.0, 2.0, 3.0], "musa:0"]}
 
 
