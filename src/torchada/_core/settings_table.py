@@ -26,6 +26,9 @@ SETTINGS = (
     Setting("TORCHADA_SIMULATE_MUSA", ("1", "force"), "unset",
             "use the simulated torch_musa (force: even when a real one is installed)",
             "torchada_boot:_simulation_request"),
+    Setting("TORCHADA_CUDA_GRAPH_DEBUG_DUMP_PATH", ("<directory>",), "unset",
+            "write a .dot debug dump of every torch.cuda.CUDAGraph capture into this "
+            "directory (graph_<ns-timestamp>.dot)", "torchada.areas.graphs:_dump"),
     Setting("TORCHADA_EXCLUDE_DIRS", ("<paths or names>",), "none",
             "directories the porter and the build integration leave alone "
             "(separated by os.pathsep or commas)",

@@ -7,13 +7,61 @@ its first argument ``musa_graph``, graphs.py:135 per the 2.7.1 manifest; it is p
 positionally; ``enable_annotations`` / ``check_input_liveness`` raise),
 ``make_graphed_callables`` (no ``pool`` keyword on MUSA: ``pool=`` raises),
 ``graph_pool_handle``, ``is_current_stream_capturing``, and the same names under
-``torch.cuda.graphs``.
+``torch.cuda.graphs``. With ``TORCHADA_CUDA_GRAPH_DEBUG_DUMP_PATH=<dir>``, every
+``torch.cuda.CUDAGraph`` capture (directly or through ``torch.cuda.graph``) enables debug
+mode first and writes ``<dir>/graph_<ns-timestamp>.dot`` after it (the directory is created,
+no dump overwrites another; a missing API or an unwritable directory is one warning, never a
+failure).
 
 torch_musa APIs relied on: torch.musa.MUSAGraph, torch.musa.graph,
 torch.musa.make_graphed_callables, torch.musa.graph_pool_handle,
-torch.musa.is_current_stream_capturing (torch_musa/core/musa_graph/graphs.py).
+torch.musa.is_current_stream_capturing, MUSAGraph.enable_debug_mode / debug_dump
+(torch_musa/core/musa_graph/graphs.py).
 """
+import logging
+import os
+import time
+
 from torchada.areas import _kit
+
+DEBUG_DUMP_VAR = "TORCHADA_CUDA_GRAPH_DEBUG_DUMP_PATH"
+logger = logging.getLogger("torchada")
+_WARNED = set()
+
+
+def _call_debug_api(graph, name, *args):
+    """graph.<name>(*args); a torch_musa without it gets one warning per name, no failure."""
+    method = getattr(graph, name, None)
+    if method is None:
+        if name not in _WARNED:
+            _WARNED.add(name)
+            logger.warning("torchada: %s is set but this torch_musa's MUSAGraph has no %s(); "
+                           "no graph debug dump is written", DEBUG_DUMP_VAR, name)
+        return False
+    method(*args)
+    return True
+
+
+def _dump_path(directory):
+    """<directory>/graph_<ns timestamp>.dot, never an existing file."""
+    stamp = time.time_ns()
+    path = os.path.join(directory, "graph_%d.dot" % stamp)
+    suffix = 0
+    while os.path.exists(path):
+        suffix += 1
+        path = os.path.join(directory, "graph_%d_%d.dot" % (stamp, suffix))
+    return path
+
+
+def _dump(graph, directory):
+    try:
+        os.makedirs(directory, exist_ok=True)
+        _call_debug_api(graph, "debug_dump", _dump_path(directory))
+    except OSError as exc:  # a dump must never break the program's capture
+        if "write" not in _WARNED:
+            _WARNED.add("write")
+            logger.warning("torchada: %s=%r: cannot write graph dumps (%s); captures go on "
+                           "without them", DEBUG_DUMP_VAR, directory, exc)
 
 
 def _graph_class(ctx):
@@ -54,7 +102,16 @@ def _cuda_graph_class(ctx):
             if check_input_liveness:
                 raise ctx.argument_error("torch.cuda.CUDAGraph.capture_begin",
                                          "check_input_liveness", True)
+            if os.environ.get(DEBUG_DUMP_VAR):
+                _call_debug_api(self, "enable_debug_mode")
             return base.capture_begin(self, pool=pool, capture_error_mode=capture_error_mode)
+
+        def capture_end(self):
+            result = base.capture_end(self)
+            directory = os.environ.get(DEBUG_DUMP_VAR)
+            if directory:
+                _dump(self, directory)
+            return result
 
     CUDAGraph.__module__ = "torch.cuda.graphs"
     return CUDAGraph

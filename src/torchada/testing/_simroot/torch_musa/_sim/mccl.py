@@ -95,15 +95,16 @@ class _SimProcessGroupMCCL(dist.ProcessGroup):
     def __init__(self, store, rank, size, timeout):
         super().__init__(rank, size)
         self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("mccl_sim/", store), rank, size, timeout)
-        # torch wraps the real C++ Backend in a ProcessGroup registered for the musa device,
-        # so pg._get_backend(torch.device("musa")) answers (init_process_group(device_id=...)
-        # asks it); this Python group registers the gloo backend it forwards to instead.
-        register = getattr(self, "_register_backend", None)
-        if register is not None:
-            register(torch.device("musa"), dist.ProcessGroup.BackendType.CUSTOM, self._gloo)
 
     def getBackendName(self):
         return "mccl"
+
+    # torch wraps the real C++ Backend in a ProcessGroup registered for the musa device, so
+    # pg._get_backend(torch.device("musa")) answers (init_process_group(device_id=...) asks
+    # it). This Python group answers with the gloo backend it forwards to; registering gloo
+    # in the C++ group instead made process exit abort now and then (a joinable thread).
+    def _get_backend(self, device):
+        return self._gloo
 
     # The real ProcessGroupMCCL is a c10d Backend (torch_musa/csrc/distributed/Register.cpp) that
     # torch wraps in a ProcessGroup, which keeps the group name in its backends.  This Python
