@@ -80,18 +80,6 @@ def _key_at(position, original, keep_existing=False):
     return method
 
 
-def _device_types_at(position, original, keyword="device_types"):
-    @_kit.wraps(original)
-    def function(*args, **kwargs):
-        if len(args) > position:
-            args = args[:position] + (musa_device_types(args[position]),) + args[position + 1:]
-        elif keyword in kwargs:
-            kwargs[keyword] = musa_device_types(kwargs[keyword])
-        return original(*args, **kwargs)
-
-    return function
-
-
 def _cast(value, dtype):
     """Floating musa tensors (not float64) to ``dtype``, through lists and tuples."""
     import torch
@@ -180,10 +168,11 @@ def apply(journal):
         original = Library.__dict__.get(name)
         if original is not None:
             ctx.setattr(Library, name, _key_at(position, original, keep_existing=name == "impl"))
-    ctx.setattr(CustomOpDef, "register_kernel",
-                _device_types_at(1, CustomOpDef.register_kernel))
+    ctx.setattr(CustomOpDef, "register_kernel", _kit.map_argument(
+        CustomOpDef.register_kernel, 1, "device_types", musa_device_types))
     ctx.setattr(CustomOpDef, "register_autocast",
                 _opdef_register_autocast(CustomOpDef.register_autocast))
     ctx.setattr(torch.library, "register_autocast",
                 _register_autocast(torch.library.register_autocast))
-    ctx.setattr(torch.library, "custom_op", _device_types_at(99, torch.library.custom_op))
+    ctx.setattr(torch.library, "custom_op", _kit.map_argument(
+        torch.library.custom_op, None, "device_types", musa_device_types))

@@ -166,16 +166,8 @@ def _is_nccl_available(torch):
     return is_nccl_available
 
 
-def _device_type_first(original, position):
-    @_kit.wraps(original)
-    def wrapper(*args, **kwargs):
-        if len(args) > position and args[position] == "cuda":
-            args = args[:position] + ("musa",) + args[position + 1:]
-        elif kwargs.get("device_type") == "cuda":
-            kwargs["device_type"] = "musa"
-        return original(*args, **kwargs)
-
-    return wrapper
+def _musa_device_type(device_type):
+    return "musa" if device_type == "cuda" else device_type
 
 
 def apply(journal):
@@ -206,8 +198,10 @@ def apply(journal):
     if mesh is not None and hasattr(mesh, "init_device_mesh"):
         init_mesh = mesh.init_device_mesh
         _kit.rebind_everywhere(ctx, modules, "init_device_mesh", init_mesh,
-                               _device_type_first(init_mesh, 0))
+                               _kit.map_argument(init_mesh, 0, "device_type",
+                                                 _musa_device_type))
         device_mesh = getattr(mesh, "DeviceMesh", None)
         if isinstance(device_mesh, type) and "__init__" in vars(device_mesh):
             ctx.setattr(device_mesh, "__init__",
-                        _device_type_first(vars(device_mesh)["__init__"], 1))
+                        _kit.map_argument(vars(device_mesh)["__init__"], 1, "device_type",
+                                          _musa_device_type))

@@ -10,7 +10,7 @@ from .context import AreaContext, context, musa_label
 from .cuda_rows import apply_rows, coverage
 from .errors import argument_error, unsupported
 from .rebind import rebind_everywhere
-from .wrap import wraps
+from .wrap import map_argument, wraps
 
 __all__ = ["AreaContext", "context", "musa_label", "apply_rows", "coverage",
-           "argument_error", "unsupported", "rebind_everywhere", "wraps"]
+           "argument_error", "unsupported", "rebind_everywhere", "map_argument", "wraps"]

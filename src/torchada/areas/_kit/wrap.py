@@ -19,3 +19,19 @@ def wraps(original, *, module=None):
         return replacement
 
     return decorate
+
+
+def map_argument(original, position, keyword, convert):
+    """``original`` with one argument converted: positional ``position`` (None: keyword
+    only) or ``keyword``. For calls made at set-up time (registrations, group and mesh
+    creation); per-call hot paths write their own comparison instead of paying for
+    ``convert``'s frame."""
+    @wraps(original)
+    def wrapper(*args, **kwargs):
+        if position is not None and len(args) > position:
+            args = args[:position] + (convert(args[position]),) + args[position + 1:]
+        elif keyword in kwargs:
+            kwargs[keyword] = convert(kwargs[keyword])
+        return original(*args, **kwargs)
+
+    return wrapper
