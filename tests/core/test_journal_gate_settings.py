@@ -19,6 +19,7 @@ def test_journal_reverts_attributes_items_and_callbacks_in_reverse():
     j.setitem(mapping, "fresh", 1)
     j.on_revert(lambda: calls.append("cb"))
     assert (owner.a, owner.new, mapping) == (2, 3, {"k": "new", "fresh": 1})
+    assert (j.writes, len(j)) == (4, 5)  # status reports writes; the callback is an undo step
     assert j.revert() == []
     assert owner.a == 1 and not hasattr(owner, "new")
     assert mapping == {"k": "old"} and calls == ["cb"]

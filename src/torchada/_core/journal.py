@@ -12,6 +12,7 @@ class Journal:
         self.area = area
         self.fixes = frozenset(fixes)  # the area's fix units whose gate passed
         self.notes = []  # lines ``torchada status`` shows beside the area
+        self.writes = 0  # attribute and item writes (undo steps also count on_revert hooks)
         self._undo = []
 
     def note(self, text):
@@ -26,12 +27,14 @@ class Journal:
     def setattr(self, owner, name, value):
         old = owner.__dict__.get(name, _MISSING) if _has_dict(owner) else getattr(owner, name, _MISSING)
         setattr(owner, name, value)
+        self.writes += 1
         self._undo.append(lambda: _restore_attr(owner, name, old))
         return old if old is not _MISSING else None
 
     def setitem(self, mapping, key, value):
         old = mapping.get(key, _MISSING)
         mapping[key] = value
+        self.writes += 1
         self._undo.append(lambda: _restore_item(mapping, key, old))
 
     def on_revert(self, callback):

@@ -161,7 +161,7 @@ class Registry:
                 "without it; silence this with %s=%s",
                 record.name, extra, error, settings.DISABLE_AREAS_VAR, record.name)
             return
-        record.journal, record.writes = journal, len(journal)
+        record.journal, record.writes = journal, journal.writes
         self._finish(record, APPLIED, None, started)
 
     def _decide_fixes(self, record):
