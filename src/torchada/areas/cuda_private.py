@@ -95,8 +95,7 @@ def apply(journal):
     original_index = torch.cuda._utils._get_device_index
     _kit.apply_rows(ctx, EMULATIONS)
     index = torch.cuda._get_device_index
-    modules = [sys.modules.get(name) for name in sorted(sys.modules)
-               if name == "torch.cuda" or name.startswith("torch.cuda.")]
+    modules = _kit.loaded_modules("torch.cuda")
     _kit.rebind_everywhere(ctx, modules, "_get_device_index", original_index, index)
     ctx_manager = sys.modules.get("torch._dynamo.variables.ctx_manager")
     device_variable = getattr(ctx_manager, "CUDADeviceVariable", None)

@@ -80,21 +80,9 @@ def _key_at(position, original, keep_existing=False):
     return method
 
 
-def _cast(value, dtype):
-    """Floating musa tensors (not float64) to ``dtype``, through lists and tuples."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        eligible = value.is_floating_point() and value.device.type == "musa" and \
-            value.dtype is not torch.float64
-        return value.to(dtype) if eligible else value
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast(v, dtype) for v in value)
-    return value
-
-
 def _musa_autocast_kernel(op, cast_inputs):
     import torch
+    from torch._library.custom_ops import _cast  # torch's own input cast, by device type
 
     excluded = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
 
@@ -102,7 +90,7 @@ def _musa_autocast_kernel(op, cast_inputs):
         if kwargs:
             raise AssertionError("Custom ops do not support kwargs yet.")
         with torch._C._ExcludeDispatchKeyGuard(excluded):
-            return op(*_cast(args, cast_inputs))
+            return op(*_cast(args, "musa", cast_inputs))
 
     return kernel
 

@@ -180,8 +180,7 @@ def apply(journal):
         return
     import torch.distributed.distributed_c10d as c10d
 
-    modules = [sys.modules.get(n) for n in sorted(sys.modules)
-               if n == "torch.distributed" or n.startswith("torch.distributed.")]
+    modules = _kit.loaded_modules("torch.distributed")
     for name in GROUP_FUNCTIONS:
         original = getattr(c10d, name, None)
         if original is not None:
