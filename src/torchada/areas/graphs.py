@@ -11,12 +11,14 @@ positionally; ``enable_annotations`` / ``check_input_liveness`` raise),
 ``torch.cuda.CUDAGraph`` capture (directly or through ``torch.cuda.graph``) enables debug
 mode first and writes ``<dir>/graph_<ns-timestamp>.dot`` after it (the directory is created,
 no dump overwrites another; a missing API or an unwritable directory is one warning, never a
-failure).
+failure). Executable rotation (the ``exec_rotation`` fix unit, ``torchada/areas/_graph_exec``)
+keeps live graph executables under the driver's cap: an LRU over every MUSAGraph, evicted
+executables rebuilt from their kept templates at their next replay (docs/graphs.md).
 
 torch_musa APIs relied on: torch.musa.MUSAGraph, torch.musa.graph,
 torch.musa.make_graphed_callables, torch.musa.graph_pool_handle,
-torch.musa.is_current_stream_capturing, MUSAGraph.enable_debug_mode / debug_dump
-(torch_musa/core/musa_graph/graphs.py).
+torch.musa.is_current_stream_capturing, MUSAGraph.enable_debug_mode / debug_dump,
+MUSAGraph.reinstantiate_graph (torch_musa/musa_graph/graphs.py, torch_musa/csrc/core/Graph.cpp).
 """
 import logging
 import os
@@ -139,4 +141,22 @@ EMULATIONS = {
 def apply(journal):
     import torch.cuda  # noqa: F401
 
-    _kit.apply_rows(_kit.context(journal, __name__), EMULATIONS)
+    ctx = _kit.context(journal, __name__)
+    _kit.apply_rows(ctx, EMULATIONS)
+    if journal.fix_enabled("exec_rotation"):  # gate: manifest row, fix "exec_rotation"
+        from torchada.areas._graph_exec import install
+
+        install.install(ctx)
+
+
+def status_note():
+    """The rotation's live numbers for ``torchada status`` (None when it is not installed)."""
+    import sys
+
+    install = sys.modules.get("torchada.areas._graph_exec.install")
+    rotation = install.active() if install is not None else None
+    if rotation is None:
+        return None
+    if rotation.off_reason is not None:
+        return None  # the off note says it
+    return "exec_rotation: " + rotation.summary()

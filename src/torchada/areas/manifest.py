@@ -17,7 +17,12 @@ AREAS = (
          "-> torch.musa", versions=(("torch", ">=2.7"),)),
     Area("graphs", ("torch",), "torch.cuda.CUDAGraph / graph / make_graphed_callables / "
          "graph_pool_handle -> torch.musa graphs", versions=(("torch", ">=2.7"),),
-         needs=("MUSAGraph", "graph")),
+         needs=("MUSAGraph", "graph"),
+         fixes=(Fix("exec_rotation", "live graph executables kept under the driver's cap "
+                    "(LRU; evicted ones rebuilt from their templates at replay)",
+                    needs=("MUSAGraph",),
+                    evidence="issue 10: the MUSA driver caps live graph executables per "
+                    "process at about 2048, every release"),)),
     Area("profiler", ("torch",), "torch.cuda.nvtx ranges as torch.profiler ranges",
          versions=(("torch", ">=2.7"),)),
     Area("distributed", ("torch.distributed",), "backend='nccl' (and device maps, "

@@ -99,6 +99,7 @@ class SimConfig:
     musa_version: str = "4030"
     defects: frozenset = frozenset()
     graph_exec_cap: int = 2048
+    graph_instantiate_us: int = 300
 
     @property
     def device_count(self) -> int:
@@ -209,5 +210,11 @@ def config() -> SimConfig:
         except ValueError:
             _warn("TORCHADA_SIM_GRAPH_EXEC_CAP", raw, "a positive integer", 2048)
             c.graph_exec_cap = 2048
+    raw = _env("TORCHADA_SIM_GRAPH_INSTANTIATE_US")
+    if raw is not None:
+        if raw.strip().isdigit() and int(raw) <= 1_000_000:
+            c.graph_instantiate_us = int(raw)
+        else:
+            _warn("TORCHADA_SIM_GRAPH_INSTANTIATE_US", raw, "microseconds, 0..1000000", 300)
     c.defects = _parse_defects(_env("TORCHADA_SIM_DEFECTS"), version)
     return c

@@ -4,9 +4,15 @@ Capture records every op run on musa tensors (a TorchDispatchMode) while still e
 it; replay re-runs the recorded ops in order on the *same* tensor objects and writes fresh
 results into the tensors produced during capture, so a replay recomputes from whatever
 the static inputs hold now.  This is a host-side re-execution, not a device graph.
+
+Executables are modelled apart from templates, as the driver has them: the recorded call
+list is the template (kept from capture_end until reset, so ``reinstantiate_graph`` works,
+as torch_musa's binding of it implies: torch_musa/csrc/core/Graph.cpp per the 2.7.1
+manifest); the executable is a handle in the backend's table (musa_sim.cpp
+graph_exec_*), capped and costed like the driver's.  ``self._exec`` holds the handle
+(0: none), as ``graph_exec_`` / ``has_graph_exec_`` do in the C++ MUSAGraph.
 """
 import itertools
-import threading
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -15,8 +21,6 @@ from torchada.testing._simconfig import config
 
 _ops = torch.ops.musa_sim
 _pool_ids = itertools.count(1)
-_live = [0]
-_lock = threading.Lock()
 
 
 def new_pool_id():
@@ -24,7 +28,14 @@ def new_pool_id():
 
 
 def live_executables():
-    return _live[0]
+    return int(_ops.graph_exec_count())
+
+
+def _instantiate():
+    """musaGraphInstantiate: a new executable handle, or the driver's error past the cap."""
+    cfg = config()
+    cap = cfg.graph_exec_cap if cfg.has("graph_exec_cap") else 0
+    return int(_ops.graph_exec_instantiate(cap, cfg.graph_instantiate_us * 1000))
 
 
 def _is_musa(x):
@@ -68,7 +79,7 @@ class _MUSAGraph:
         self._pool = None
         self._key = None
         self._debug = False
-        self._instantiated = False
+        self._exec = 0
         _MUSAGraph._latest = self
 
     def capture_begin(self, pool=None, capture_error_mode="global"):
@@ -106,23 +117,24 @@ class _MUSAGraph:
         _MUSAC._capturing_streams.discard(self._key)
         _ops.set_capturing(bool(_MUSAC._capturing_streams))
         self._calls, self._recorder = self._recorder.calls, None
-        cfg = config()
-        with _lock:
-            if cfg.has("graph_exec_cap") and _live[0] >= cfg.graph_exec_cap:
-                self._calls = None
-                raise RuntimeError(
-                    "MUSA error: out of memory (musaGraphInstantiate failed: "
-                    f"{_live[0]} graph executables are alive in this process; the driver limit "
-                    f"is about {cfg.graph_exec_cap})")
-            _live[0] += 1
-        self._instantiated = True
+        # CUDAGraph::capture_end order (aten/src/ATen/cuda/CUDAGraph.cpp, which MUSAGraph ports):
+        # end the capture (the template exists), then instantiate; a failed instantiate
+        # leaves the template.  Whether torch_musa keeps it then: unknown.
+        self._exec = _instantiate()
 
     def reinstantiate_graph(self):
+        # Destroy-then-instantiate, as update_musa_graph_with_profile's purpose implies
+        # (graphs.py:21 per the manifest); the C++ order is unknown.
         if self._calls is None:
             raise RuntimeError("Called MUSAGraph::reinstantiate_graph without a captured graph")
+        if self._exec:
+            _ops.graph_exec_destroy(self._exec)
+            self._exec = 0
+        self._exec = _instantiate()
 
     def replay(self):
-        if self._calls is None:
+        # CUDAGraph::replay checks has_graph_exec_, not the template.
+        if not self._exec:
             raise RuntimeError("Called MUSAGraph::replay without a preceding successful capture.")
         with torch.no_grad():
             for func, args, kwargs, out in self._calls:
@@ -130,10 +142,9 @@ class _MUSAGraph:
 
     def reset(self):
         self._calls = None
-        if self._instantiated:
-            with _lock:
-                _live[0] -= 1
-            self._instantiated = False
+        if self._exec:
+            handle, self._exec = self._exec, 0
+            _ops.graph_exec_destroy(handle)
 
     def pool(self):
         if self._pool is None:

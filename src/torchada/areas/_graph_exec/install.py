@@ -1,0 +1,64 @@
+"""Puts the rotation on torch.musa.MUSAGraph (so torch.cuda.CUDAGraph, torch.musa.graph,
+make_graphed_callables and Inductor's graphs all go through it), through the area's journal.
+
+capture_end, reset and reinstantiate_graph are wrapped at once (capture-time cost only);
+replay is wrapped at the first eviction, so replays below the cap run torch_musa's own.
+"""
+from torchada.areas import _kit
+from torchada.areas._graph_exec import lru, native, probe, settings
+
+_ACTIVE = []  # the process's Rotation, for torchada status, tests and benchmarks
+
+
+def active():
+    """The installed Rotation, or None."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+def _decide_cap(torch):
+    if settings.autoprobe_enabled():
+        limit = probe.measured_limit(torch)
+        if limit is not None:
+            return settings.cap_from_probe(limit)
+    return settings.configured_cap()
+
+
+def install(ctx):
+    """Wrap MUSAGraph's methods; returns the Rotation or None (with a status note why)."""
+    if not settings.rotation_enabled():
+        ctx.note("exec_rotation: off (%s=0)" % settings.ROTATION_VAR)
+        return None
+    cls = ctx.musa.MUSAGraph
+    if not hasattr(cls, "reinstantiate_graph"):
+        ctx.note("exec_rotation: off (this torch_musa's MUSAGraph has no reinstantiate_graph)")
+        return None
+    base_capture_end, base_replay = cls.capture_end, cls.replay
+    base_reset, base_reinstantiate = cls.reset, cls.reinstantiate_graph
+
+    @_kit.wraps(base_replay)
+    def replay(self):
+        return rotation.replay(self, base_replay, base_reinstantiate)
+
+    rotation = lru.Rotation(
+        lambda: _decide_cap(ctx.torch), native.load,
+        on_first_eviction=lambda: ctx.setattr(cls, "replay", replay),
+        on_off=lambda reason: ctx.note("exec_rotation: off (%s)" % reason))
+
+    @_kit.wraps(base_capture_end)
+    def capture_end(self):
+        return rotation.capture_end(self, base_capture_end)
+
+    @_kit.wraps(base_reset)
+    def reset(self):
+        return rotation.reset(self, base_reset)
+
+    @_kit.wraps(base_reinstantiate)
+    def reinstantiate_graph(self):
+        return rotation.reinstantiate(self, base_reinstantiate)
+
+    ctx.setattr(cls, "capture_end", capture_end)
+    ctx.setattr(cls, "reset", reset)
+    ctx.setattr(cls, "reinstantiate_graph", reinstantiate_graph)
+    _ACTIVE.append(rotation)
+    ctx.journal.on_revert(lambda: _ACTIVE.remove(rotation))
+    return rotation

@@ -1,0 +1,161 @@
+"""An LRU of live graph executables, capped; evicted graphs are re-instantiated at replay.
+
+Until the cap is first reached nothing runs at replay (the graph class keeps its own
+``replay``), so the cost below the cap is zero; until then eviction order is capture order.
+From the first eviction on, ``replay`` goes through :meth:`Rotation.replay`, which keeps the
+order and rebuilds an evicted executable from its template before launching it.
+Graphs are held by weak reference: a graph the program drops leaves the LRU.
+"""
+import collections
+import logging
+import threading
+import time
+import weakref
+
+logger = logging.getLogger("torchada")
+
+
+class NativeUnavailable(RuntimeError):
+    """The free-executable primitive could not be built or loaded (the reason is the text)."""
+
+
+class Rotation:
+    """Live executables of the graphs captured through the patched class, at most ``cap``.
+
+    ``load_free`` returns the native ``free_executable(graph) -> bool`` (raising
+    NativeUnavailable); it is called at the first eviction only. ``on_first_eviction`` is
+    called once, when replays start to need tracking. ``on_off(reason)`` reports rotation
+    switched off (the native primitive is missing): captures then go on unmanaged."""
+
+    def __init__(self, cap, load_free, on_first_eviction=None, on_off=None):
+        self._cap = cap                      # an int, or a callable giving it on first use
+        self._load_free = load_free
+        self._on_first_eviction = on_first_eviction
+        self._on_off = on_off
+        self._free = None
+        self._lock = threading.RLock()
+        self._live = collections.OrderedDict()   # id(graph) -> weakref, oldest use first
+        self._evicted = {}                       # id(graph) -> weakref
+        self._dead = collections.deque()         # ids whose graph was collected
+        self.tracking = False
+        self.off_reason = None
+        self.evictions = 0
+        self.reinstantiations = 0
+        self.reinstantiate_seconds = 0.0
+
+    @property
+    def cap(self):
+        if callable(self._cap):
+            with self._lock:
+                if callable(self._cap):
+                    self._cap = self._cap()
+        return self._cap
+
+    def live_count(self):
+        with self._lock:
+            self._purge()
+            return len(self._live)
+
+    # -- bookkeeping -----------------------------------------------------------------
+    def _ref(self, graph):
+        # The callback only queues the id: it may run inside a dict operation of ours (GC).
+        return weakref.ref(graph, lambda _ref, key=id(graph), dead=self._dead: dead.append(key))
+
+    def _purge(self):
+        while self._dead:
+            key = self._dead.popleft()
+            ref = self._live.get(key)
+            if ref is not None and ref() is None:
+                del self._live[key]
+            ref = self._evicted.get(key)
+            if ref is not None and ref() is None:
+                del self._evicted[key]
+
+    def _free_executable(self):
+        if self._free is None:
+            self._free = self._load_free()
+        return self._free
+
+    def _turn_off(self, reason):
+        self.off_reason = str(reason)
+        logger.warning("torchada: graph executable rotation is off (%s); captures past the "
+                       "driver's limit will fail as without torchada", self.off_reason)
+        if self._on_off is not None:
+            self._on_off(self.off_reason)
+
+    def _make_room(self):
+        """Free least-recently-used executables until one more fits under the cap."""
+        self._purge()
+        if self.off_reason is not None:
+            return
+        while len(self._live) >= self.cap:
+            key, ref = next(iter(self._live.items()))
+            graph = ref()
+            if graph is None:
+                del self._live[key]
+                continue
+            try:
+                free = self._free_executable()
+            except NativeUnavailable as exc:
+                self._turn_off(exc)
+                return
+            del self._live[key]
+            if free(graph):
+                self._evicted[key] = ref
+                self.evictions += 1
+            if not self.tracking:
+                self.tracking = True
+                if self._on_first_eviction is not None:
+                    self._on_first_eviction()
+
+    def _mark_live(self, graph):
+        key = id(graph)
+        self._evicted.pop(key, None)
+        ref = self._live.pop(key, None)
+        self._live[key] = ref if ref is not None and ref() is graph else self._ref(graph)
+
+    # -- the graph methods -------------------------------------------------------------
+    def capture_end(self, graph, base):
+        """``base(graph)`` ends the capture and instantiates: make room first."""
+        with self._lock:
+            self._make_room()
+            result = base(graph)
+            self._mark_live(graph)
+            return result
+
+    def replay(self, graph, base, reinstantiate):
+        with self._lock:
+            key = id(graph)
+            if key in self._live:
+                self._live.move_to_end(key)
+            elif key in self._evicted:
+                self._make_room()
+                start = time.perf_counter()
+                reinstantiate(graph)
+                self.reinstantiate_seconds += time.perf_counter() - start
+                self.reinstantiations += 1
+                self._mark_live(graph)
+            return base(graph)
+
+    def reinstantiate(self, graph, base):
+        """A program's own reinstantiate_graph call: one more executable if it had none."""
+        with self._lock:
+            if id(graph) not in self._live:
+                self._make_room()
+            result = base(graph)
+            self._mark_live(graph)
+            return result
+
+    def reset(self, graph, base):
+        with self._lock:
+            self._live.pop(id(graph), None)
+            self._evicted.pop(id(graph), None)
+            return base(graph)
+
+    def summary(self):
+        with self._lock:
+            self._purge()
+            cap = self._cap if not callable(self._cap) else "(decided at first capture)"
+            return ("cap %s, live %d, evicted %d, evictions %d, re-instantiations %d (%.1f ms)"
+                    % (cap, len(self._live), len(self._evicted), self.evictions,
+                       self.reinstantiations, self.reinstantiate_seconds * 1e3))
