@@ -51,14 +51,14 @@ static PyMethodDef kMethods[] = {
      "Destroy the graph's executable, keep its template; False if it had none."},
     {nullptr, nullptr, 0, nullptr}};
 
-#define TORCHADA_CONCAT2(a, b) a##b
-#define TORCHADA_CONCAT(a, b) TORCHADA_CONCAT2(a, b)
-#define TORCHADA_STR2(a) #a
-#define TORCHADA_STR(a) TORCHADA_STR2(a)
+#define GE_CONCAT2(a, b) a##b
+#define GE_CONCAT(a, b) GE_CONCAT2(a, b)
+#define GE_STR2(a) #a
+#define GE_STR(a) GE_STR2(a)
 
-static PyModuleDef kModule = {PyModuleDef_HEAD_INIT, TORCHADA_STR(TORCH_EXTENSION_NAME),
+static PyModuleDef kModule = {PyModuleDef_HEAD_INIT, GE_STR(TORCH_EXTENSION_NAME),
                               nullptr, -1, kMethods};
 
-PyMODINIT_FUNC TORCHADA_CONCAT(PyInit_, TORCH_EXTENSION_NAME)(void) {
+PyMODINIT_FUNC GE_CONCAT(PyInit_, TORCH_EXTENSION_NAME)(void) {
   return PyModule_Create(&kModule);
 }
