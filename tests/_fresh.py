@@ -6,6 +6,7 @@ pytest process: ``rename_privateuse1_backend`` and the start-up hook happen once
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -21,6 +22,14 @@ SIMROOT = SRC / "torchada" / "testing" / "_simroot"  # the simulated torch_musa 
 _DROP_PREFIXES = ("TORCHADA_", "FAKE_TORCH_MUSA", "CUDA_VISIBLE", "MUSA_VISIBLE",
                   "PYTORCH_CUDA_ALLOC", "PYTORCH_MUSA_ALLOC", "CUDA_LAUNCH", "MUSA_LAUNCH",
                   "CUBLAS_WORK", "MUBLAS_WORK")
+
+
+def free_port():
+    """A loopback port free right now (the kernel's pick), never a fixed number: suites
+    run side by side (CI and a developer's run) must not meet on a port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def clean_env(**overrides):

@@ -218,11 +218,9 @@ if __name__ == "__main__":
 
 
 def test_mccl_collectives_two_processes(sim, tmp_path):
-    import socket
+    from tests._fresh import free_port
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     script = tmp_path / "coll.py"
     script.write_text(COLLECTIVES)
     code = f"import runpy, sys; sys.argv = ['coll', '{port}']; runpy.run_path({str(script)!r}, run_name='__main__')"

@@ -1,8 +1,9 @@
 """The "mccl" backend (gloo underneath): one process, two processes with mp.spawn, and DDP."""
+from tests._fresh import free_port
 
 ONE = r'''
 import os, torch, torch_musa, torch.distributed as dist
-os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29631")
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="%(port)d")
 assert "mccl" in dist.Backend.backend_list
 assert dist.Backend.default_device_backend_map.get("musa") == "mccl"
 dist.init_process_group("mccl", rank=0, world_size=1)
@@ -17,7 +18,7 @@ import os, sys, torch, torch.multiprocessing as mp
 
 def worker(rank, world):
     import torch_musa, torch.distributed as dist
-    dist.init_process_group("mccl", init_method="tcp://127.0.0.1:29632", rank=rank, world_size=world)
+    dist.init_process_group("mccl", init_method="tcp://127.0.0.1:%(port)d", rank=rank, world_size=world)
     torch.musa.set_device(rank)
     t = torch.full((3,), float(rank + 1), device=f"musa:{rank}")
     dist.all_reduce(t)
@@ -45,10 +46,10 @@ if __name__ == "__main__":
 
 
 def test_single_process(sim):
-    assert sim(ONE).stdout.strip().endswith("OK")
+    assert sim(ONE % {"port": free_port()}).stdout.strip().endswith("OK")
 
 
 def test_two_processes_and_ddp(sim, tmp_path):
     script = tmp_path / "two.py"
-    script.write_text(TWO)
+    script.write_text(TWO % {"port": free_port()})
     assert "OK" in sim(f"import runpy; runpy.run_path({str(script)!r}, run_name='__main__')", timeout=600).stdout

@@ -2,17 +2,10 @@
 underneath): one process, mp.spawn and torchrun. Every run has a timeout: a hung collective
 fails the test, never the CI run."""
 import json
-import socket
 import sys
 import textwrap
 
-from tests._fresh import run_argv, run_sim, sim_env
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests._fresh import free_port, run_argv, run_sim, sim_env
 
 
 def last_json(proc):
