@@ -116,3 +116,12 @@ def test_tests_mirror_the_areas():
     root = Path(__file__).resolve().parents[1] / "areas"
     missing = [a.name for a in AREAS if not list((root / a.name).glob("test_*.py"))]
     assert not missing, "areas without tests/areas/<area>/test_*.py: %s" % missing
+
+
+def test_fix_units_doc_is_current():
+    from pathlib import Path
+
+    from torchada.areas import manifest
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "operator_fixes.md").read_text()
+    assert doc == manifest.fixes_markdown()

@@ -14,6 +14,9 @@ class Gate:
     probe: Optional[Callable[[], Optional[str]]] = None  # returns a reason to skip, or None
     versions: Tuple[Tuple[str, str], ...] = ()  # other distributions: (name, specifier)
     needs: Tuple[str, ...] = ()                 # torch.musa attributes that must exist
+    # A torch_musa version that is absent or not PEP 440 counts as the lowest release (the
+    # fix arms) instead of skipping: for fixes whose range starts at the oldest release.
+    unknown_musa_is_lowest: bool = False
 
     def check(self, platform, torch_version, torch_musa_version):
         """None when the area may apply, else the reason it is skipped."""
@@ -24,6 +27,9 @@ class Gate:
             ("torch_musa", self.torch_musa, torch_musa_version),
         ):
             if spec and not version_in(version, spec):
+                if (label == "torch_musa" and self.unknown_musa_is_lowest
+                        and not parsable(version)):
+                    continue
                 return "%s %s not in %s" % (label, version or "(absent)", spec)
         for label, spec in self.versions:
             version = dist_version(label)
@@ -50,6 +56,16 @@ def version_in(version, spec):
     try:
         # Local labels (+cpu, +git...) say nothing about API level.
         return Version(str(version).split("+")[0]) in SpecifierSet(spec, prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def parsable(version):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(str(version).split("+")[0])
+        return bool(version)
     except InvalidVersion:
         return False
 

@@ -24,16 +24,18 @@ class Fix:
     versions: Tuple[Tuple[str, str], ...] = ()
     needs: Tuple[str, ...] = ()
     evidence: str = ""                      # the release note / issue / measurement
+    unknown_version_arms: bool = False      # an unparsable torch_musa version counts as lowest
 
     def gate(self, platforms=("musa",)):
-        return _gate(platforms, self.versions, self.needs)
+        return _gate(platforms, self.versions, self.needs, self.unknown_version_arms)
 
 
-def _gate(platforms, versions, needs):
+def _gate(platforms, versions, needs, unknown_musa_is_lowest=False):
     versions = dict(versions)
     return Gate(platforms=platforms, torch=versions.pop("torch", None),
                 torch_musa=versions.pop("torch_musa", None),
-                versions=tuple(versions.items()), needs=tuple(needs))
+                versions=tuple(versions.items()), needs=tuple(needs),
+                unknown_musa_is_lowest=unknown_musa_is_lowest)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from torchada._core.manifest import BEFORE_BACKEND, Area, Fix
 
 # First torch_musa release whose torch.accelerator memory APIs work (seed README's fix table).
 ACCELERATOR_MEMORY_FIXED_IN = "2.11.0.post2"
+LOG_F64_FIXED_IN = "2.11.0.post2"      # issue 11's range for the float64 log_ fix
+MM_OUT_DTYPE_FIXED_IN = "2.13.0"       # issue 11: the out_dtype matmul fix's upper bound
 
 AREAS = (
     Area("devices", ("torch",), "device strings and ordinals: torch.device, factories, "
@@ -50,6 +52,19 @@ AREAS = (
                     "allocator functions",
                     versions=(("torch_musa", "<" + ACCELERATOR_MEMORY_FIXED_IN),),
                     evidence="seed README fix table: broken before 2.11.0.post2"),)),
+    Area("operator_fixes", ("torch",), "broken kernels of named torch_musa releases, one "
+         "fix unit each (PrivateUse1 kernels only: CPU calls never reach them)",
+         versions=(("torch", ">=2.7"),),
+         fixes=(Fix("log_f64_inplace", "float64 Tensor.log_ as the out-of-place log written "
+                    "back", versions=(("torch_musa", ">2.7.1,<" + LOG_F64_FIXED_IN),),
+                    evidence="issue 11: in-place float64 log_ raises '\"log_musa\" not "
+                    "implemented for Double' before 2.11.0.post2; 2.7.1 excluded (its log_ "
+                    "goes through muDNN, which takes Double: docs/simulator.md)"),
+                Fix("mm_out_dtype", "mm / bmm(out_dtype=): the native kernel when a one-time "
+                    "exact-integer probe finds it right, else float32 accumulation",
+                    versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
+                    evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
+                    "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
          "equivalents", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
@@ -76,10 +91,54 @@ def markdown():
     return "\n".join(lines) + "\n"
 
 
+def fixes_markdown():
+    """docs/operator_fixes.md: ``python -m torchada.areas.manifest --fixes > docs/operator_fixes.md``."""
+    lines = ["# Fix units", "",
+             "Generated from `torchada/areas/manifest.py`. Each fix is its own unit: its own",
+             "gate, its own line in `torchada status` (`<area>.<fix>`), switched off alone with",
+             "`TORCHADA_DISABLE_AREAS=<area>.<fix>`. Operator fixes replace the PrivateUse1",
+             "kernel only, so CPU calls never reach them; outside its range a unit installs",
+             "nothing. Where each is described: `graphs.exec_rotation` docs/graphs.md,",
+             "`accelerator.memory_routes` docs/devices.md, the `operator_fixes` units below.", "",
+             "| Unit | torch_musa range | Unknown version | What it does | Evidence |",
+             "|---|---|---|---|---|"]
+    for area in AREAS:
+        for fix in area.fixes:
+            versions = dict(fix.versions)
+            lines.append("| `%s.%s` | %s | %s | %s | %s |" % (
+                area.name, fix.name, versions.get("torch_musa", "any"),
+                "armed (counts as lowest)" if fix.unknown_version_arms else "skipped",
+                fix.doc, fix.evidence or "-"))
+    return "\n".join(lines + OPERATOR_FIXES_NOTES) + "\n"
+
+
+OPERATOR_FIXES_NOTES = [
+    "", "## How the operator fixes work", "",
+    "* `log_f64_inplace`: a PrivateUse1 kernel for `aten::log_` computes the out-of-place",
+    "  `log` and copies it back into the same tensor (same storage, autograd's in-place",
+    "  formula kept). Other dtypes reach torch_musa's own kernel through",
+    "  `torch.library.get_kernel` (torch >= 2.9); before that every dtype takes the",
+    "  out-of-place route (same numbers, one temporary).",
+    "* `mm_out_dtype`: PrivateUse1 kernels for `aten::mm.dtype` / `aten::bmm.dtype`. The first",
+    "  call made outside graph capture probes torch_musa's kernels once per process (under a",
+    "  lock) with exact-integer bfloat16 and float16 operands against the CPU; healthy kernels",
+    "  are forwarded to, wrong ones replaced by float32 accumulation cast to `out_dtype`.",
+    "  Calls inside a capture before the probe are emulated. A torch without `out_dtype=`",
+    "  (< 2.9), or a torch_musa without the kernels, gets nothing installed: calls keep",
+    "  raising as they do.",
+    "* Tested on the simulator with the defect of the named release on (the fix acts), off",
+    "  (it forwards) and on fixed releases (nothing installed):",
+    "  `tests/areas/operator_fixes/`. Only the numbers of torch_musa's own kernels are",
+    "  hardware's to show; the fixes themselves are Python kernels and run as tested.",
+]
+
+
 if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["--markdown"]:
         sys.stdout.write(markdown())
+    elif sys.argv[1:] == ["--fixes"]:
+        sys.stdout.write(fixes_markdown())
     else:
-        sys.exit("usage: python -m torchada.areas.manifest --markdown")
+        sys.exit("usage: python -m torchada.areas.manifest --markdown | --fixes")

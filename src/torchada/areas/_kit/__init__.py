@@ -9,8 +9,10 @@ and argument errors, and ``wraps`` (a replacement keeping its original's metadat
 from .context import AreaContext, context, musa_label
 from .cuda_rows import apply_rows, coverage
 from .errors import argument_error, unsupported
+from . import kernels
 from .rebind import loaded_modules, rebind_everywhere
 from .wrap import map_argument, wraps
 
 __all__ = ["AreaContext", "context", "musa_label", "apply_rows", "coverage",
-           "argument_error", "unsupported", "loaded_modules", "rebind_everywhere", "map_argument", "wraps"]
+           "argument_error", "unsupported", "loaded_modules", "rebind_everywhere", "map_argument", "wraps",
+           "kernels"]

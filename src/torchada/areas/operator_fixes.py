@@ -1,0 +1,118 @@
+"""Operator fixes: torch_musa releases with broken kernels, each fixed by its own unit.
+
+CUDA APIs made to work (on the releases each unit's gate names; manifest rows):
+``Tensor.log_`` / ``torch.log_`` on float64 musa tensors (``log_f64_inplace``), and
+``torch.mm`` / ``torch.bmm`` with ``out_dtype=`` (``mm_out_dtype``). Each unit replaces the
+PrivateUse1 kernel only (``_kit.kernels``): CPU and other devices never reach it, and a
+release outside the unit's range installs nothing.
+
+torch_musa APIs relied on: its PrivateUse1 kernels for aten::log_, aten::log,
+aten::mm.dtype, aten::bmm.dtype; torch.musa.is_current_stream_capturing.
+"""
+import threading
+
+from torchada.areas import _kit
+
+
+def _log_inplace(native):
+    """log_ on musa: float64 as the out-of-place log written back (the in-place contract:
+    same tensor, same storage); other dtypes go to the native kernel when it is reachable."""
+    def log_(keyset, self):
+        if native is None or self.dtype == _torch().float64:
+            return self.copy_(_torch().log(self))
+        return native.call_boxed(keyset, self)
+
+    return log_
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+class OutDtypeMatmul:
+    """mm / bmm(out_dtype=) on musa: the native kernel if a probe finds it healthy, else
+    float32 accumulation cast to out_dtype (what CUDA's kernels compute).
+
+    The probe runs once per process, on the first call made outside graph capture, with
+    exact-integer operands (so any right kernel gives the same bits); calls before it, and
+    inside a capture, are emulated. ``healthy`` is None until decided."""
+
+    def __init__(self, torch, native_mm, native_bmm):
+        self.torch = torch
+        self.native = {"mm": native_mm, "bmm": native_bmm}
+        self.healthy = None if native_mm is not None and native_bmm is not None else False
+        self._lock = threading.Lock()
+
+    def _capturing(self):
+        return bool(self.torch.musa.is_current_stream_capturing())
+
+    def _probe(self, keyset, device):
+        torch = self.torch
+        a = torch.arange(1, 13, dtype=torch.float32).reshape(2, 2, 3) - 6
+        b = torch.arange(1, 19, dtype=torch.float32).reshape(2, 3, 3) - 9
+        ok = True
+        for dtype in (torch.bfloat16, torch.float16):
+            da, db = a.to(device=device, dtype=dtype), b.to(device=device, dtype=dtype)
+            got_mm = self.native["mm"].call_boxed(keyset, da[1], db[1], torch.float32)
+            got_bmm = self.native["bmm"].call_boxed(keyset, da, db, torch.float32)
+            ok = ok and torch.equal(got_mm.cpu(), a[1] @ b[1]) and torch.equal(got_bmm.cpu(), a @ b)
+        return ok
+
+    def _decide(self, keyset, device):
+        if self.healthy is not None or self._capturing():
+            return self.healthy
+        with self._lock:
+            if self.healthy is None:
+                self.healthy = self._probe(keyset, device)
+        return self.healthy
+
+    def kernel(self, name):
+        torch = self.torch
+        emulate = torch.mm if name == "mm" else torch.bmm
+
+        def matmul(keyset, self_, mat2, out_dtype):
+            if self._decide(keyset, self_.device):
+                return self.native[name].call_boxed(keyset, self_, mat2, out_dtype)
+            return emulate(self_.float(), mat2.float()).to(out_dtype)
+
+        return matmul
+
+
+def apply(journal):
+    ctx = _kit.context(journal, __name__)
+    torch = ctx.torch
+    kernels = _kit.kernels
+    if journal.fix_enabled("log_f64_inplace"):  # gate: manifest row, fix "log_f64_inplace"
+        native = kernels.native_kernel("aten::log_", "PrivateUse1")
+        kernels.override(ctx, "log_", _log_inplace(native), with_keyset=True)
+        ctx.note("log_f64_inplace: float64 log_ as out-of-place log written back"
+                 + ("" if native is not None else "; every dtype (torch < 2.9 has no "
+                    "torch.library.get_kernel to reach the native kernel)"))
+    if journal.fix_enabled("mm_out_dtype"):  # gate: manifest row, fix "mm_out_dtype"
+        if not kernels.has_overload("mm", "dtype"):
+            ctx.note("mm_out_dtype: nothing to fix (this torch has no mm(out_dtype=))")
+        elif not (kernels.has_kernel("aten::mm.dtype") and kernels.has_kernel("aten::bmm.dtype")):
+            ctx.note("mm_out_dtype: nothing to fix (this torch_musa has no mm/bmm(out_dtype=) "
+                     "kernels; calls keep raising as they do)")
+        else:
+            fix = OutDtypeMatmul(torch, kernels.native_kernel("aten::mm.dtype"),
+                                 kernels.native_kernel("aten::bmm.dtype"))
+            kernels.override(ctx, "mm.dtype", fix.kernel("mm"), with_keyset=True)
+            kernels.override(ctx, "bmm.dtype", fix.kernel("bmm"), with_keyset=True)
+            _ACTIVE[:] = [fix]
+            ctx.journal.on_revert(_ACTIVE.clear)
+
+
+_ACTIVE = []
+
+
+def status_note():
+    if not _ACTIVE:
+        return None
+    healthy = _ACTIVE[0].healthy
+    return "mm_out_dtype: %s" % {None: "probe at the first call outside capture",
+                                 True: "native kernels healthy (forwarded)",
+                                 False: "native kernels wrong or unreachable (emulated in "
+                                        "float32)"}[healthy]

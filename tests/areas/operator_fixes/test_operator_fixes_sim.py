@@ -1,0 +1,110 @@
+"""Operator fixes on the simulated device: each acts on the release its gate names (the
+simulator reproduces that release's defect) and stands aside elsewhere. Numbers are compared
+with CPU results."""
+import json
+
+import torch
+
+from tests._fresh import run_sim
+
+PROGRAM = """
+import json
+out = {}
+x = torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64, device="cuda")
+ptr = x.data_ptr()
+try:
+    y = x.log_()
+    out["log"] = {"same": y is x and x.data_ptr() == ptr, "values": x.tolist()}
+except RuntimeError as exc:
+    out["log"] = {"error": str(exc)}
+f = torch.tensor([1.0, 8.0], device="cuda").log_().tolist()
+out["log_f32"] = f
+if hasattr(torch.ops.aten.mm, "dtype"):
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randint(-8, 8, (5, 3, 4), generator=gen).to(torch.bfloat16)
+    b = torch.randint(-8, 8, (5, 4, 6), generator=gen).to(torch.bfloat16)
+    out["mm"] = torch.mm(a[2].cuda(), b[2].cuda(), out_dtype=torch.float32).cpu().tolist()
+    out["bmm"] = torch.bmm(a.cuda(), b.cuda(), out_dtype=torch.float32).cpu().tolist()
+    out["mm_ref"] = (a[2].float() @ b[2].float()).tolist()
+    out["bmm_ref"] = (a.float() @ b.float()).tolist()
+lines = str(torchada.status()).splitlines()
+out["status"] = "\\n".join(l for l in lines if "operator_fixes" in l or "mm_out" in l or "log_f64" in l)
+print(json.dumps(out))
+"""
+
+HAS_OUT_DTYPE = any(s.overload_name == "dtype"
+                    for s in torch._C._jit_get_schemas_for_operator("aten::mm"))
+
+
+def run(version, **env):
+    proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=version, **env)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def expected_log():
+    return torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64).log().tolist()
+
+
+def test_broken_release_without_the_fixes_is_broken():
+    """The reference: what users of 2.11.0.post1 get without torchada's fixes."""
+    out = run("2.11.0.post1", TORCHADA_DISABLE_AREAS="operator_fixes")
+    assert "log_musa" in out["log"]["error"]
+    if HAS_OUT_DTYPE:
+        assert out["mm"] != out["mm_ref"] and out["bmm"] != out["bmm_ref"]
+
+
+def test_fixes_act_on_the_broken_release():
+    out = run("2.11.0.post1")
+    assert out["log"] == {"same": True, "values": expected_log()}
+    assert out["log_f32"] == torch.tensor([1.0, 8.0]).log().tolist()
+    assert "operator_fixes.log_f64_inplace applied" in out["status"]
+    if HAS_OUT_DTYPE:
+        assert out["mm"] == out["mm_ref"] and out["bmm"] == out["bmm_ref"]
+        assert "emulated in float32" in out["status"]
+
+
+def test_fixes_stand_aside_on_fixed_releases():
+    out = run("2.13.0")
+    assert out["log"] == {"same": True, "values": expected_log()}
+    assert "log_f64_inplace skipped  - torch_musa 2.13.0 not in >2.7.1,<2.11.0.post2" in out["status"]
+    assert "mm_out_dtype skipped  - torch_musa 2.13.0 not in <2.13.0" in out["status"]
+    assert "0 writes" in out["status"]
+
+
+def test_in_range_release_with_healthy_kernels_forwards_to_them():
+    out = run("2.11.0.post1", TORCHADA_SIM_DEFECTS="-mm_out_dtype")
+    if HAS_OUT_DTYPE:
+        assert out["mm"] == out["mm_ref"] and out["bmm"] == out["bmm_ref"]
+        assert "native kernels healthy (forwarded)" in out["status"]
+    else:
+        assert "mm_out_dtype: nothing to fix (this torch has no mm(out_dtype=))" in out["status"]
+
+
+def test_fixed_log_keeps_autograd_and_mm_is_safe_under_graph_capture():
+    proc = run_sim("""
+        import json
+        leaf = torch.tensor([1.5, 3.0], dtype=torch.float64, device="cuda", requires_grad=True)
+        y = leaf.clone()
+        y.log_()
+        y.sum().backward()
+        out = {"grad": leaf.grad.tolist()}
+        if hasattr(torch.ops.aten.mm, "dtype"):
+            a = torch.zeros(2, 3, dtype=torch.bfloat16, device="cuda")
+            b = torch.ones(3, 2, dtype=torch.bfloat16, device="cuda")
+            s = torch.cuda.Stream()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.stream(s):
+                with torch.cuda.graph(g, stream=s):
+                    c = torch.mm(a, b, out_dtype=torch.float32)   # first call: in capture
+            from torchada.areas import operator_fixes
+            out["decided_in_capture"] = operator_fixes._ACTIVE[0].healthy is not None
+            a.copy_(torch.tensor([[1., 2., 3.], [-1., 0., 4.]]))
+            g.replay()
+            out["replayed"] = c.cpu().tolist()
+        print(json.dumps(out))
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["grad"] == (1 / torch.tensor([1.5, 3.0], dtype=torch.float64)).tolist()
+    if HAS_OUT_DTYPE:
+        assert out["decided_in_capture"] is False
+        assert out["replayed"] == [[6.0, 6.0], [3.0, 3.0]]
