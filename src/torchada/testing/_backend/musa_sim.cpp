@@ -45,6 +45,9 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
+#include <ATen/ops/log.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/zeros.h>
 #include <torch/version.h>
 
 #include "caching_model.h"
@@ -1188,6 +1191,66 @@ bool use_device_allocator(bool on) {
 #endif
 }
 
+// torch_musa's own kernels that named releases get wrong, registered from C++ as the real
+// ones are (a Python registration would refuse a program's own Python override on torch
+// < 2.9, which the real C++ kernels do not).  Installed on request from Python
+// (_sim/defects.py), each into its own library kept for the process.
+std::vector<std::unique_ptr<torch::Library>> g_kernel_libs;
+
+torch::Library& kernel_library() {
+  g_kernel_libs.push_back(std::make_unique<torch::Library>(
+      torch::Library::IMPL, "aten", std::optional<c10::DispatchKey>(c10::DispatchKey::PrivateUse1),
+      __FILE__, __LINE__));
+  return *g_kernel_libs.back();
+}
+
+// log_f64_inplace: in-place float64 log raises (issue 11's text of the error).
+at::Tensor& log_inplace_no_double(at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kDouble, "\"log_musa\" not implemented for 'Double'");
+  return self.copy_(at::log(self));
+}
+
+#if MUSA_SIM_TORCH_AT_LEAST(2, 9)
+// mm/bmm(out_dtype=): stock torch has these kernels for CUDA only; MUSA has its own.  The
+// simulator accumulates in float32 and casts (guess: what the muDNN kernel computes).
+at::Tensor mm_out_dtype(const at::Tensor& self, const at::Tensor& mat2, at::ScalarType out_dtype) {
+  return at::mm(self.to(at::kFloat), mat2.to(at::kFloat)).to(out_dtype);
+}
+at::Tensor bmm_out_dtype(const at::Tensor& self, const at::Tensor& mat2, at::ScalarType out_dtype) {
+  return at::bmm(self.to(at::kFloat), mat2.to(at::kFloat)).to(out_dtype);
+}
+// mm_out_dtype defect (2.11.0.post1): mm returns zeros; bmm repeats batch 0 in every batch.
+at::Tensor mm_out_dtype_zeros(const at::Tensor& self, const at::Tensor& mat2, at::ScalarType out_dtype) {
+  return at::zeros({self.size(0), mat2.size(1)}, self.options().dtype(out_dtype));
+}
+at::Tensor bmm_out_dtype_batch0(const at::Tensor& self, const at::Tensor& mat2, at::ScalarType out_dtype) {
+  auto first = at::mm(self[0].to(at::kFloat), mat2[0].to(at::kFloat)).to(out_dtype);
+  return first.unsqueeze(0).expand({self.size(0), -1, -1}).contiguous();
+}
+#endif
+
+bool install_kernels(std::string which) {
+  if (which == "log_f64_inplace") {
+    kernel_library().impl("log_", TORCH_FN(log_inplace_no_double));
+    return true;
+  }
+#if MUSA_SIM_TORCH_AT_LEAST(2, 9)
+  if (which == "mm_out_dtype") {
+    auto& lib = kernel_library();
+    lib.impl("mm.dtype", TORCH_FN(mm_out_dtype));
+    lib.impl("bmm.dtype", TORCH_FN(bmm_out_dtype));
+    return true;
+  }
+  if (which == "mm_out_dtype_defect") {
+    auto& lib = kernel_library();
+    lib.impl("mm.dtype", TORCH_FN(mm_out_dtype_zeros));
+    lib.impl("bmm.dtype", TORCH_FN(bmm_out_dtype_batch0));
+    return true;
+  }
+#endif
+  return false;
+}
+
 // Graph executables: the driver resource musaGraphInstantiate creates and
 // musaGraphExecDestroy frees, separate from the captured template (which the Python
 // graph keeps).  The live count is capped like the driver's (cap 0: no cap); the next
@@ -1233,6 +1296,7 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("graph_exec_destroy(int handle) -> ()", graph_exec_destroy);
   m.def("graph_exec_alive(int handle) -> bool", graph_exec_alive);
   m.def("graph_exec_count() -> int", graph_exec_count);
+  m.def("install_kernels(str which) -> bool", install_kernels);
   m.def("configure(int count) -> ()", configure);
   m.def("set_memory(int dev, int total, int limit) -> ()", set_memory);
   m.def("stats(int dev) -> int[]", stats);
