@@ -65,6 +65,9 @@ AREAS = (
                     versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
                     evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
                     "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),)),
+    Area("inductor_cache", ("torch._inductor.codecache",), "Inductor's system cache key "
+         "(CacheBase.get_system) from the MUSA device instead of ROCm's gcnArchName",
+         versions=(("torch", ">=2.7"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
          "equivalents", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "

@@ -1,0 +1,45 @@
+"""Inductor's system cache key on the simulated device, and compiles that depend on it."""
+import json
+
+from tests._fresh import run_sim
+
+SYSTEM = """
+import json
+from torch._inductor.codecache import CacheBase
+try:
+    system = CacheBase.get_system()
+    print(json.dumps({"device": system["device"], "musa": system["version"].get("musa"),
+                      "hash": system["hash"], "same": CacheBase.get_system() is system}))
+except AttributeError as exc:
+    print(json.dumps({"error": str(exc)}))
+"""
+
+
+def last(proc):
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_without_the_area_inductor_trips_on_gcnarchname():
+    out = last(run_sim(SYSTEM, TORCHADA_DISABLE_AREAS="inductor_cache"))
+    assert "gcnArchName" in out["error"]
+
+
+def test_system_key_names_the_musa_device_and_version():
+    out = last(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S4000", TORCHADA_SIM_MUSA_VERSION="4020"))
+    assert out["device"] == {"name": "MTT S4000"} and out["musa"] == "4020"
+    assert len(out["hash"]) >= 32 and out["same"] is True
+    other = last(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S5000", TORCHADA_SIM_MUSA_VERSION="4020"))
+    assert other["hash"] != out["hash"]          # another device, another cache
+
+
+def test_cpu_inductor_compile_on_a_musa_machine_matches_eager(tmp_path):
+    proc = run_sim("""
+        import json
+        def f(x):
+            return torch.sin(x) * 2 + 3
+        x = torch.linspace(-3, 3, 64)
+        got = torch.compile(f)(x)
+        torch.testing.assert_close(got, f(x))
+        print(json.dumps({"ok": True}))
+    """, TORCHINDUCTOR_CACHE_DIR=tmp_path, timeout=600)
+    assert last(proc) == {"ok": True}
