@@ -1,7 +1,14 @@
 """Inductor's system cache key on the simulated device, and compiles that depend on it."""
 import json
 
+import torch
+
 from tests._fresh import run_sim
+
+# torch_musa's patched torch is built without CUDA (torch.version.cuda is None), which sends
+# Inductor to the gcnArchName branch. A CUDA build of stock torch (PyPI's 2.7.1) reports a CUDA
+# version instead, and Inductor reads the device name: nothing to fix there.
+NO_CUDA_VERSION = torch.version.cuda is None
 
 SYSTEM = """
 import json
@@ -21,12 +28,16 @@ def last(proc):
 
 def test_without_the_area_inductor_trips_on_gcnarchname():
     out = last(run_sim(SYSTEM, TORCHADA_DISABLE_AREAS="inductor_cache"))
-    assert "gcnArchName" in out["error"]
+    if NO_CUDA_VERSION:
+        assert "gcnArchName" in out["error"]
+    else:
+        assert out["device"] == {"name": "MTT S5000"} and "error" not in out
 
 
 def test_system_key_names_the_musa_device_and_version():
     out = last(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S4000", TORCHADA_SIM_MUSA_VERSION="4020"))
-    assert out["device"] == {"name": "MTT S4000"} and out["musa"] == "4020"
+    assert out["device"] == {"name": "MTT S4000"}
+    assert out["musa"] == ("4020" if NO_CUDA_VERSION else None)
     assert len(out["hash"]) >= 32 and out["same"] is True
     other = last(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S5000", TORCHADA_SIM_MUSA_VERSION="4020"))
     assert other["hash"] != out["hash"]          # another device, another cache
