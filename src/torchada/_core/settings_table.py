@@ -79,7 +79,8 @@ SETTINGS = (
 
 # Names in the source that are not user settings: a C++ include guard, and the variable
 # ``torchada run`` passes to its own child.
-NOT_SETTINGS = ("TORCHADA_STABLE_ACCESSORS", "TORCHADA_RUN_SUMMARY")
+NOT_SETTINGS = ("TORCHADA_STABLE_ACCESSORS", "TORCHADA_RUN_SUMMARY",
+                "TORCHADA_MIRRORED_ENV")  # internal: env_mirror's record for children
 
 
 def markdown():

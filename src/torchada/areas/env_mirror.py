@@ -13,6 +13,10 @@ Rules (docs/devices.md, "Environment variables"):
   none, and nothing is set off MUSA). Child processes inherit the MUSA names, as they inherit
   the CUDA ones.
 * When both names are set, the MUSA one wins; if the values differ, one warning says so.
+  Except for a MUSA value torchada itself mirrored in a parent process (recorded in
+  ``TORCHADA_MIRRORED_ENV``): a child whose CUDA value was changed since (Inductor's autotune
+  workers, Ray or vLLM workers narrowing ``CUDA_VISIBLE_DEVICES`` per process) gets the new
+  CUDA value mirrored, as it would on CUDA. A user who sets the MUSA name by hand keeps it.
 * ``CUDA_VISIBLE_DEVICES`` is mirrored only when it lists device ordinals (``0,2``, ``""``,
   ``-1``); UUIDs (``GPU-...``, ``MIG-...``) mean nothing to MUSA: one warning, no mirror.
 * If the MUSA runtime was already initialised (torch imported before torchada activated and a
@@ -32,12 +36,24 @@ PAIRS = (
     ("PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_NO_MUSA_MEMORY_CACHING"),
     ("CUBLAS_WORKSPACE_CONFIG", "MUBLAS_WORKSPACE_CONFIG"),
 )
+MARKER = "TORCHADA_MIRRORED_ENV"  # JSON {musa name: value torchada set}, for child processes
 _ORDINALS = re.compile(r"^\s*(-?\d+\s*(,\s*-?\d+\s*)*)?,?\s*$")
+
+
+def _mirrored_by_parent(environ):
+    import json
+
+    try:
+        recorded = json.loads(environ.get(MARKER) or "{}")
+    except ValueError:
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
 
 
 def plan(environ):
     """(what to set: [(name, value)], warnings: [str]) for an environment mapping. Pure."""
     sets, warnings = [], []
+    ours = _mirrored_by_parent(environ)
     for cuda_name, musa_name in PAIRS:
         value = environ.get(cuda_name)
         if value is None:
@@ -48,6 +64,8 @@ def plan(environ):
                 "mirrored to %s" % (cuda_name, value, musa_name))
             continue
         current = environ.get(musa_name)
+        if current is not None and ours.get(musa_name) == current:
+            current = None  # set by torchada from the CUDA name: it follows that name
         if current is not None:
             if current != value:
                 warnings.append("%s=%r and %s=%r are both set; %s wins" % (
@@ -77,3 +95,8 @@ def apply(journal):
         logger.warning("torchada: %s", "; ".join(warnings))
     for name, value in sets:
         journal.setitem(os.environ, name, value)
+    if sets:
+        import json
+
+        recorded = dict(_mirrored_by_parent(os.environ), **dict(sets))
+        journal.setitem(os.environ, MARKER, json.dumps(recorded, sort_keys=True))

@@ -1,4 +1,5 @@
 """The env_mirror area on the simulator (fresh interpreters)."""
+import json
 import textwrap
 
 from tests._fresh import last_json, run_python, sim_env
@@ -37,3 +38,29 @@ def test_env_mirror_nothing_set_without_cuda_names():
 def test_env_mirror_visible_devices_take_effect():
     out = last_json(run_python(ENV, env=sim_env(CUDA_VISIBLE_DEVICES="1")))
     assert out["count"] == 1
+
+
+CHILD = textwrap.dedent("""
+    import json, os, subprocess, sys, torch, torchada
+    assert os.environ["MUSA_VISIBLE_DEVICES"] == "0,1"
+    # A worker launcher narrowing the CUDA name per process, as Inductor's autotune
+    # workers and Ray / vLLM workers do; the inherited MUSA value was torchada's.
+    code = ("import json, os, torch, torchada; "
+            "print(json.dumps([os.environ.get('MUSA_VISIBLE_DEVICES'), torch.cuda.device_count(), "
+            "torch.cuda.get_device_properties(0).name]))")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="1")
+    child = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    print(child.stdout.strip().splitlines()[-1] if child.stdout.strip() else child.stderr[-2000:])
+""")
+
+
+def test_child_narrowing_cuda_visible_devices_gets_it_mirrored():
+    proc = run_python(CHILD, env=sim_env(CUDA_VISIBLE_DEVICES="0,1"))
+    assert json.loads(proc.stdout.strip().splitlines()[-1])[:2] == ["1", 1]
+    assert "wins" not in proc.stderr
+
+
+def test_musa_name_set_by_hand_still_wins_in_children():
+    proc = run_python(CHILD.replace('assert os.environ["MUSA_VISIBLE_DEVICES"] == "0,1"', ""),
+                      env=sim_env(CUDA_VISIBLE_DEVICES="0,1", MUSA_VISIBLE_DEVICES="0,1"))
+    assert json.loads(proc.stdout.strip().splitlines()[-1])[:2] == ["0,1", 2]
