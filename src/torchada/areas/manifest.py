@@ -11,6 +11,7 @@ from torchada._core.manifest import BEFORE_BACKEND, Area, Fix
 ACCELERATOR_MEMORY_FIXED_IN = "2.11.0.post2"
 LOG_F64_FIXED_IN = "2.11.0.post2"      # issue 11's range for the float64 log_ fix
 MM_OUT_DTYPE_FIXED_IN = "2.13.0"       # issue 11: the out_dtype matmul fix's upper bound
+HEURISTICS_FIXED_IN = "2.11.0.post2"   # torch_musa registers musa template heuristics from here
 
 AREAS = (
     Area("devices", ("torch",), "device strings and ordinals: torch.device, factories, "
@@ -68,6 +69,13 @@ AREAS = (
     Area("inductor_cache", ("torch._inductor.codecache",), "Inductor's system cache key "
          "(CacheBase.get_system) from the MUSA device instead of ROCm's gcnArchName",
          versions=(("torch", ">=2.7"),)),
+    Area("inductor_heuristics", ("torch._inductor.template_heuristics",), "Inductor's "
+         "matmul template heuristics registered for musa", versions=(("torch", ">=2.9"),),
+         fixes=(Fix("cuda_entries", "the musa keys of the template heuristic registry filled "
+                    "from the CUDA entries (never replacing torch_musa's own)",
+                    versions=(("torch_musa", "<" + HEURISTICS_FIXED_IN),),
+                    evidence="issue 11 / seed fix table: torch_musa registers musa template "
+                    "heuristics from 2.11.0.post2"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
          "equivalents", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "

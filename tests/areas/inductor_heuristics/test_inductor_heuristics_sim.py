@@ -1,0 +1,47 @@
+"""Inductor's template heuristic registry gets musa entries on releases that lack them."""
+import json
+
+import pytest
+import torch
+
+from tests._fresh import run_sim
+
+HAS_REGISTRY = True
+try:
+    import torch._inductor.template_heuristics.registry  # noqa: F401
+except ImportError:
+    HAS_REGISTRY = False
+
+PROGRAM = """
+import json, sys
+before = "torch._inductor.template_heuristics" in sys.modules
+from torch._inductor.template_heuristics import registry
+table = registry._TEMPLATE_HEURISTIC_REGISTRY
+cuda = {(t, o): c.__name__ for (t, d, o), c in table.items() if d == "cuda"}
+musa = {(t, o): c.__name__ for (t, d, o), c in table.items() if d == "musa"}
+h = registry.get_template_heuristic("triton::mm", "musa", "mm")
+print(json.dumps({"imported_at_start": before, "same": cuda == musa, "n": len(cuda),
+                  "musa": len(musa), "mm": type(h).__name__,
+                  "cuda_mm": type(registry.get_template_heuristic("triton::mm", "cuda", "mm")).__name__}))
+"""
+
+
+def run(version):
+    proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=version)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not HAS_REGISTRY, reason="torch %s has no template heuristic registry "
+                    "(added in torch 2.9)" % torch.__version__)
+def test_old_release_gets_the_cuda_entries_and_inductor_is_not_imported_at_start():
+    out = run("2.11.0.post1")
+    assert out["imported_at_start"] is False
+    assert out["same"] is True and out["n"] > 0
+    assert out["mm"] == out["cuda_mm"] != "TemplateConfigHeuristics"
+
+
+@pytest.mark.skipif(not HAS_REGISTRY, reason="torch %s has no template heuristic registry "
+                    "(added in torch 2.9)" % torch.__version__)
+def test_fixed_release_is_left_alone():
+    out = run("2.11.0.post2")
+    assert out["musa"] == 0 and out["mm"] == "TemplateConfigHeuristics"
