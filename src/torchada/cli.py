@@ -1,4 +1,4 @@
-"""The ``torchada`` command: ``status``, ``run`` and ``port``."""
+"""The ``torchada`` command: ``status``, ``run``, ``port`` and ``lint``."""
 
 import argparse
 import sys
@@ -9,6 +9,7 @@ commands:
   status [--json] [--no-import]   report every area: applied / skipped / failed / pending
   run [--simulate] PROG [ARGS]    run an unmodified CUDA program with torchada active
   port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
+  lint PATH... [--json]           find CUDA-only checks no runtime patch can fix on MUSA
 """
 
 
@@ -47,5 +48,9 @@ def main(argv=None):
         from torchada.porting.cli import main as port_main
 
         return port_main(rest)
+    if command == "lint":
+        from torchada.lint.cli import main as lint_main
+
+        return lint_main(rest)
     print("torchada: unknown command %r\n\n%s" % (command, USAGE), file=sys.stderr)
     return 2
