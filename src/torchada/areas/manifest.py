@@ -76,6 +76,11 @@ AREAS = (
                     versions=(("torch_musa", "<" + HEURISTICS_FIXED_IN),),
                     evidence="issue 11 / seed fix table: torch_musa registers musa template "
                     "heuristics from 2.11.0.post2"),)),
+    Area("lightning_fabric", ("lightning.fabric.accelerators.cuda",), "Lightning Fabric's "
+         "CUDA accelerator takes the musa devices it builds", versions=(("lightning", ">=2.0"),)),
+    Area("lightning_trainer", ("lightning.pytorch.accelerators.cuda",), "the Lightning "
+         "Trainer's GPU accelerator takes the musa devices it builds (any precision)",
+         versions=(("lightning", ">=2.0"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
          "equivalents", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
