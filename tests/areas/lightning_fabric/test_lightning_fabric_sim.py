@@ -12,20 +12,17 @@ def step(fabric_mode):
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 2)
     x = torch.arange(12.).reshape(3, 4) / 10
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)   # before the move, as Fabric's docs do
     if fabric_mode:
         fabric = Fabric(accelerator="cuda", devices=1, precision="16-mixed")
         fabric.launch()
-        model = fabric.setup_module(model)
-        opt = fabric.setup_optimizers(torch.optim.SGD(model.parameters(), lr=0.1))
+        model, opt = fabric.setup(model, opt)
         x = x.to(fabric.device)
         loss = model(x).square().mean()
         fabric.backward(loss)
         opt.step()
         return str(fabric.device), model.weight.detach().cpu().tolist()
-    # The optimizer after .cuda(): stock torch swaps CPU parameters for new musa ones, where
-    # torch_musa's patched torch moves them in place (docs/simulator.md, deviations).
     model = model.cuda()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
     scaler = torch.amp.GradScaler("cuda")
     with torch.autocast("cuda", dtype=torch.float16):
         loss = model(x.cuda()).square().mean()
