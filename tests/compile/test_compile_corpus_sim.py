@@ -19,3 +19,13 @@ def test_compiled_cuda_code_matches_eager(backend, tmp_path):
     expected = {case: True for case in CASES}
     expected["script"] = "musa"     # TorchScript with device="cuda" constants runs on musa
     assert out == expected
+
+
+def test_nothing_of_inductor_or_dynamo_is_imported_at_start():
+    from tests._fresh import run_sim
+
+    proc = run_sim("""
+        import sys
+        print(sorted(m for m in sys.modules if m.startswith(("torch._inductor", "torch._dynamo"))))
+    """)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
