@@ -35,13 +35,13 @@ def install(ctx):
     base_capture_end, base_replay = cls.capture_end, cls.replay
     base_reset, base_reinstantiate = cls.reset, cls.reinstantiate_graph
 
-    @_kit.wraps(base_replay)
-    def replay(self):
-        return rotation.replay(self, base_replay, base_reinstantiate)
+    def track_replays():
+        replay = _kit.wraps(base_replay)(rotation.replay_method(base_replay, base_reinstantiate))
+        ctx.setattr(cls, "replay", replay)
 
     rotation = lru.Rotation(
         lambda: _decide_cap(ctx.torch), native.load,
-        on_first_eviction=lambda: ctx.setattr(cls, "replay", replay),
+        on_first_eviction=track_replays,
         on_off=lambda reason: ctx.note("exec_rotation: off (%s)" % reason))
 
     @_kit.wraps(base_capture_end)

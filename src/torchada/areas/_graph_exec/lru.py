@@ -123,19 +123,34 @@ class Rotation:
             self._mark_live(graph)
             return result
 
+    def _rebuild(self, graph, reinstantiate):
+        """An evicted graph about to replay: room for one more, then its executable back."""
+        self._make_room()
+        start = time.perf_counter()
+        reinstantiate(graph)
+        self.reinstantiate_seconds += time.perf_counter() - start
+        self.reinstantiations += 1
+        self._mark_live(graph)
+
+    def replay_method(self, base, reinstantiate):
+        """The ``replay`` installed at the first eviction: one frame over ``base``; the lock
+        and the LRU's dicts are bound once (a live graph pays a lookup and a move)."""
+        lock, live, evicted = self._lock, self._live, self._evicted
+        touch = live.move_to_end
+
+        def replay(graph):
+            with lock:
+                key = id(graph)
+                if key in live:
+                    touch(key)
+                elif key in evicted:
+                    self._rebuild(graph, reinstantiate)
+                return base(graph)
+
+        return replay
+
     def replay(self, graph, base, reinstantiate):
-        with self._lock:
-            key = id(graph)
-            if key in self._live:
-                self._live.move_to_end(key)
-            elif key in self._evicted:
-                self._make_room()
-                start = time.perf_counter()
-                reinstantiate(graph)
-                self.reinstantiate_seconds += time.perf_counter() - start
-                self.reinstantiations += 1
-                self._mark_live(graph)
-            return base(graph)
+        return self.replay_method(base, reinstantiate)(graph)
 
     def reinstantiate(self, graph, base):
         """A program's own reinstantiate_graph call: one more executable if it had none."""
