@@ -13,7 +13,23 @@ import torch.library, torch._library.custom_ops, torch.profiler, torch.autograd.
 import torch.distributed.device_mesh
 import torch.nn.attention.flex_attention, torch.jit.frontend, torch.cuda._utils
 import ctypes, ctypes.util
+import torch._inductor.codecache
 import torchada
+optional = {}
+try:  # torch >= 2.9
+    import torch._inductor.template_heuristics.registry as _heuristics
+    optional['heuristics_musa_keys'] = str(sorted(k for k in _heuristics._TEMPLATE_HEURISTIC_REGISTRY if 'musa' in k))
+except ImportError:
+    pass
+try:  # issue 13: the Lightning areas (lightning is in the test extra)
+    import lightning.pytorch.accelerators.cuda, lightning.fabric.accelerators.cuda
+    lightning_names = {'lightning.pytorch.accelerators.cuda.CUDAAccelerator': ['setup_device'],
+                       'lightning.fabric.accelerators.cuda.CUDAAccelerator': ['setup_device']}
+except ImportError:
+    lightning_names = {}
+# issue 11: operator fixes register PrivateUse1 kernels only on MUSA
+optional['privateuse1_kernels'] = str([torch._C._dispatch_has_kernel_for_dispatch_key(op, 'PrivateUse1')
+                                       for op in ('aten::log_', 'aten::mm')])
 names = {
   'torch': ['device', 'zeros', 'ones', 'empty', 'full', 'rand', 'randn', 'randint', 'randperm',
             'arange', 'linspace', 'logspace', 'eye', 'tensor', 'as_tensor', 'asarray',
@@ -45,6 +61,9 @@ names = {
   'ctypes.util': ['find_library'],
   'torch._C': ['_cuda_getCurrentRawStream', '_cuda_getDeviceCount',
                '_cuda_CUDAAllocator_AllocatorState', '_cuda_releasePool'],
+  # issues 10, 11: graphs rotation is MUSAGraph-only; Inductor's system key
+  'torch._inductor.codecache.CacheBase': ['get_system'],
+  **lightning_names,
 }
 def describe(obj):
     # a wrapper keeps its original's name and module: where its code lives tells them apart
@@ -64,6 +83,7 @@ for owner_name, attrs in names.items():
 print(json.dumps({'meta_path': [type(f).__name__ for f in sys.meta_path],
                   'platform': torchada.detect_platform().value,
                   'applied': torchada.status().by_state('applied'),
+                  'optional': optional,
                   'snap': {k: v.rsplit('|', 1)[0] for k, v in snap.items()}}))
 """
 
@@ -81,6 +101,7 @@ def test_same_objects_and_meta_path_as_without_torchada(baseline, env):
     assert "TorchadaFinder" not in got["meta_path"]
     assert got["applied"] == []
     assert got["snap"] == baseline["snap"]
+    assert got["optional"] == baseline["optional"]
     assert len(got["snap"]) > 80
 
 
