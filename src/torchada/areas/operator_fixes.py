@@ -14,21 +14,17 @@ import threading
 from torchada.areas import _kit
 
 
-def _log_inplace(native):
+def _log_inplace(torch, native):
     """log_ on musa: float64 as the out-of-place log written back (the in-place contract:
     same tensor, same storage); other dtypes go to the native kernel when it is reachable."""
+    float64, log = torch.float64, torch.log
+
     def log_(keyset, self):
-        if native is None or self.dtype == _torch().float64:
-            return self.copy_(_torch().log(self))
+        if native is None or self.dtype == float64:
+            return self.copy_(log(self))
         return native.call_boxed(keyset, self)
 
     return log_
-
-
-def _torch():
-    import torch
-
-    return torch
 
 
 class OutDtypeMatmul:
@@ -86,7 +82,7 @@ def apply(journal):
     kernels = _kit.kernels
     if journal.fix_enabled("log_f64_inplace"):  # gate: manifest row, fix "log_f64_inplace"
         native = kernels.native_kernel("aten::log_", "PrivateUse1")
-        kernels.override(ctx, "log_", _log_inplace(native), with_keyset=True)
+        kernels.override(ctx, "log_", _log_inplace(torch, native), with_keyset=True)
         ctx.note("log_f64_inplace: float64 log_ as out-of-place log written back"
                  + ("" if native is not None else "; every dtype (torch < 2.9 has no "
                     "torch.library.get_kernel to reach the native kernel)"))

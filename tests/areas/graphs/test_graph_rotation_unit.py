@@ -113,6 +113,20 @@ def test_missing_native_primitive_turns_rotation_off_and_captures_fail_as_before
     assert all(g.has_exec for g in kept)             # nothing was evicted
 
 
+def test_a_failing_free_turns_rotation_off_and_keeps_the_graph():
+    driver = Driver(3)
+    reasons = []
+
+    def broken_free(graph):
+        raise RuntimeError("invalid resource handle")
+
+    rotation = Rotation(2, lambda: broken_free, on_off=reasons.append)
+    kept = capture(rotation, driver, 3)               # the third capture needed a free
+    assert all(g.has_exec for g in kept) and rotation.evictions == 0
+    assert reasons == ["freeing a graph executable failed: RuntimeError: invalid resource handle"]
+    assert [replay(rotation, g) for g in kept] == [0, 1, 2]
+
+
 def test_cap_decided_lazily_once():
     calls = []
     rotation = Rotation(lambda: calls.append(1) or 7, lambda: None)
@@ -157,3 +171,19 @@ def test_probed_cap_keeps_a_margin_and_a_floor(monkeypatch):
     monkeypatch.setenv(settings.MARGIN_VAR, "100")
     assert settings.cap_from_probe(2048) == 1948
     assert settings.cap_from_probe(120) == settings.FLOOR
+
+
+def test_probe_that_cannot_start_or_cache_falls_back_with_one_warning(monkeypatch, caplog):
+    from torchada.areas._graph_exec import probe
+
+    def no_cache(torch):
+        raise OSError("read-only file system")
+
+    def no_child(*args, **kwargs):
+        raise OSError("no such interpreter")
+
+    monkeypatch.setattr(probe, "_cache_file", no_cache)
+    monkeypatch.setattr(probe.subprocess, "run", no_child)
+    assert probe.measured_limit(None) is None
+    warned = [r.getMessage() for r in caplog.records if "probe could not start" in r.getMessage()]
+    assert len(warned) == 1 and "no such interpreter" in warned[0]

@@ -99,8 +99,14 @@ class Rotation:
             except NativeUnavailable as exc:
                 self._turn_off(exc)
                 return
+            try:
+                freed = free(graph)
+            except Exception as exc:  # the graph keeps its executable; the program goes on
+                self._turn_off("freeing a graph executable failed: %s: %s"
+                               % (type(exc).__name__, exc))
+                return
             del self._live[key]
-            if free(graph):
+            if freed:
                 self._evicted[key] = ref
                 self.evictions += 1
             if not self.tracking:

@@ -44,9 +44,10 @@ def load():
     from torchada._core.files import private_dir
     from torchada.porting.jit_lock import build_lock
 
-    source = os.path.join(CSRC, "graph_exec_sim.cpp" if simulated() else "graph_exec_musa.cpp")
+    on_simulator = simulated()
+    source = os.path.join(CSRC, "graph_exec_sim.cpp" if on_simulator else "graph_exec_musa.cpp")
     name = _build_name(source, torch.__version__)
-    includes, ldflags = ([], []) if simulated() else _musa_build_flags()
+    includes, ldflags = ([], []) if on_simulator else _musa_build_flags()
     # The cpp_extension area may wrap load with this same lock: take torch's own function,
     # or the second flock of the same file in this process would wait for ever.
     load_extension = getattr(cpp_extension.load, "__torchada_wrapped__", cpp_extension.load)

@@ -31,11 +31,13 @@ def _cache_file(torch):
 
 
 def measured_limit(torch):
-    """The live-executable limit of this machine's driver, or None (with one warning)."""
+    """The live-executable limit of this machine's driver, or None (with one warning).
+    An unwritable cache only costs a probe per process."""
     from torchada._core.files import write_atomic
 
-    path = _cache_file(torch)
+    path = None  # stays None when the cache directory cannot be made
     try:
+        path = _cache_file(torch)
         with open(path) as f:
             return int(json.load(f)["limit"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -44,18 +46,27 @@ def measured_limit(torch):
     try:
         proc = subprocess.run([sys.executable, "-m", "torchada.areas._graph_exec.probe"],
                               env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
-        limit = int(json.loads(proc.stdout.strip().splitlines()[-1])["limit"])
     except subprocess.TimeoutExpired:
         logger.warning("torchada: %s=1: the graph limit probe took over %d s; using %s",
                        settings.AUTOPROBE_VAR, TIMEOUT_S, settings.CAP_VAR)
         return None
+    except OSError as exc:
+        logger.warning("torchada: %s=1: the graph limit probe could not start (%s); using %s",
+                       settings.AUTOPROBE_VAR, exc, settings.CAP_VAR)
+        return None
+    try:
+        limit = int(json.loads(proc.stdout.strip().splitlines()[-1])["limit"])
     except (ValueError, KeyError, IndexError, TypeError):
         logger.warning("torchada: %s=1: the graph limit probe failed (exit %s: %s); using %s",
                        settings.AUTOPROBE_VAR, proc.returncode,
                        (proc.stderr.strip().splitlines() or ["no output"])[-1][:200],
                        settings.CAP_VAR)
         return None
-    write_atomic(path, json.dumps({"limit": limit}).encode())
+    if path is not None:
+        try:
+            write_atomic(path, json.dumps({"limit": limit}).encode())
+        except OSError:
+            pass
     return limit
 
 
