@@ -59,7 +59,6 @@ def t_fx():
         def forward(self, x):
             return x + torch.ones(3, device=torch.device("cuda"))
     gm = torch.fx.symbolic_trace(M())
-    code = gm.code
     x = torch.ones(3, device="cuda")
     gm2 = torch.fx.GraphModule(gm, gm.graph)
     return torch.equal(gm2(x).cpu(), M()(x).cpu()) and torch.equal(torch.compile(gm2, backend=backend)(x).cpu(), M()(x).cpu())

@@ -1,9 +1,8 @@
 """Hugging Face accelerate knows MUSA itself (it checks for torch_musa): on the simulated
 device, unchanged, an fp16 training step through Accelerator equals the same step written
 by hand with autocast and GradScaler. No torchada area is needed; this guards that."""
-import json
 
-from tests._fresh import run_sim
+from tests._fresh import last_json, run_sim
 
 PROGRAM = """
 import json
@@ -41,5 +40,5 @@ print(json.dumps({"device": str(acc.device), "same": torch.equal(
 
 
 def test_accelerate_fp16_step_on_musa_equals_hand_written_amp():
-    out = json.loads(run_sim(PROGRAM).stdout.strip().splitlines()[-1])
+    out = last_json(run_sim(PROGRAM))
     assert out == {"device": "musa", "same": True}

@@ -1,15 +1,14 @@
 """Hugging Face transformers, unchanged, on the simulated device: a tied-embedding GPT-2
 trains to exactly the CPU's losses with an optimizer built before `.to("cuda")`."""
-import json
 from pathlib import Path
 
-from tests._fresh import clean_env, run_argv, sim_env
+from tests._fresh import clean_env, last_json, run_argv, sim_env
 
 PROGRAM = Path(__file__).with_name("transformers_program.py")
 
 
 def run(device, env):
-    return json.loads(run_argv([PROGRAM, device], env=env, timeout=300).stdout.strip().splitlines()[-1])
+    return last_json(run_argv([PROGRAM, device], env=env, timeout=300))
 
 
 def test_tied_gpt2_training_on_musa_equals_the_cpu():

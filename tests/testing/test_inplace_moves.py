@@ -6,7 +6,7 @@ import json
 
 import torch
 
-from tests._fresh import run_sim
+from tests._fresh import last_json, run_sim
 
 TRAIN = """
 import json, sys
@@ -31,7 +31,7 @@ print(json.dumps(run(sys.argv[1] if len(sys.argv) > 1 else "cuda")))
 
 
 def test_tied_weights_and_early_optimizer_survive_cuda_and_match_the_cpu():
-    out = json.loads(run_sim(TRAIN).stdout.strip().splitlines()[-1])
+    out = last_json(run_sim(TRAIN))
     assert out["tied"] and out["same_object"]
     assert out["device"] == out["grad_device"] == "musa:0"
     # The CPU reference: the same code with no move at all (torch alone, in this process).

@@ -5,14 +5,14 @@ import json
 import uuid
 from pathlib import Path
 
-from tests._fresh import run_argv, run_sim, sim_env
+from tests._fresh import last_json, run_argv, run_sim, sim_env
 
 PIECEWISE = Path(__file__).with_name("piecewise_program.py")
 
 
 def piecewise(**env):
     proc = run_argv([PIECEWISE], env=sim_env(**env), timeout=600)
-    return json.loads(proc.stdout.strip().splitlines()[-1]), proc
+    return last_json(proc), proc
 
 
 def test_2160_piecewise_graphs_fail_without_rotation_and_match_eager_with_it():
@@ -51,7 +51,7 @@ print(json.dumps({"peak": peak, "bad": bad, "cap": r.cap if r else None,
 
 def counts(n, **env):
     proc = run_sim(COUNTS % {"n": n}, **env)
-    return json.loads(proc.stdout.strip().splitlines()[-1]), proc
+    return last_json(proc), proc
 
 
 def test_cap_from_the_environment_bounds_live_executables():

@@ -1,9 +1,8 @@
 """Inductor's system cache key on the simulated device, and compiles that depend on it."""
-import json
 
 import torch
 
-from tests._fresh import run_sim
+from tests._fresh import last_json, run_sim
 
 # torch_musa's patched torch is built without CUDA (torch.version.cuda is None), which sends
 # Inductor to the gcnArchName branch. A CUDA build of stock torch (PyPI's 2.7.1) reports a CUDA
@@ -22,12 +21,8 @@ except AttributeError as exc:
 """
 
 
-def last(proc):
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 def test_without_the_area_inductor_trips_on_gcnarchname():
-    out = last(run_sim(SYSTEM, TORCHADA_DISABLE_AREAS="inductor_cache"))
+    out = last_json(run_sim(SYSTEM, TORCHADA_DISABLE_AREAS="inductor_cache"))
     if NO_CUDA_VERSION:
         assert "gcnArchName" in out["error"]
     else:
@@ -35,11 +30,11 @@ def test_without_the_area_inductor_trips_on_gcnarchname():
 
 
 def test_system_key_names_the_musa_device_and_version():
-    out = last(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S4000", TORCHADA_SIM_MUSA_VERSION="4020"))
+    out = last_json(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S4000", TORCHADA_SIM_MUSA_VERSION="4020"))
     assert out["device"] == {"name": "MTT S4000"}
     assert out["musa"] == ("4020" if NO_CUDA_VERSION else None)
     assert len(out["hash"]) >= 32 and out["same"] is True
-    other = last(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S5000", TORCHADA_SIM_MUSA_VERSION="4020"))
+    other = last_json(run_sim(SYSTEM, TORCHADA_SIM_DEVICE_NAME="MTT S5000", TORCHADA_SIM_MUSA_VERSION="4020"))
     assert other["hash"] != out["hash"]          # another device, another cache
 
 
@@ -53,4 +48,4 @@ def test_cpu_inductor_compile_on_a_musa_machine_matches_eager(tmp_path):
         torch.testing.assert_close(got, f(x))
         print(json.dumps({"ok": True}))
     """, TORCHINDUCTOR_CACHE_DIR=tmp_path, timeout=600)
-    assert last(proc) == {"ok": True}
+    assert last_json(proc) == {"ok": True}

@@ -1,10 +1,9 @@
 """Inductor's template heuristic registry gets musa entries on releases that lack them."""
-import json
 
 import pytest
 import torch
 
-from tests._fresh import run_sim
+from tests._fresh import last_json, run_sim
 
 HAS_REGISTRY = True
 try:
@@ -28,7 +27,7 @@ print(json.dumps({"imported_at_start": before, "same": cuda == musa, "n": len(cu
 
 def run(version):
     proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=version)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return last_json(proc)
 
 
 @pytest.mark.skipif(not HAS_REGISTRY, reason="torch %s has no template heuristic registry "

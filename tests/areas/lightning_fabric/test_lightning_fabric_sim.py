@@ -1,8 +1,7 @@
 """Lightning Fabric on the simulated device: a mixed-precision step equals the same step
 written by hand."""
-import json
 
-from tests._fresh import run_sim
+from tests._fresh import last_json, run_sim
 
 PROGRAM = """
 import json
@@ -38,7 +37,7 @@ print(json.dumps({"device": device, "same": fabric_w == manual_w}))
 
 
 def test_fabric_cuda_accelerator_with_mixed_precision_matches_hand_written_step():
-    out = json.loads(run_sim(PROGRAM).stdout.strip().splitlines()[-1])
+    out = last_json(run_sim(PROGRAM))
     assert out == {"device": "musa:0", "same": True}
 
 

@@ -1,11 +1,10 @@
 """Operator fixes on the simulated device: each acts on the release its gate names (the
 simulator reproduces that release's defect) and stands aside elsewhere. Numbers are compared
 with CPU results."""
-import json
 
 import torch
 
-from tests._fresh import run_sim
+from tests._fresh import last_json, run_sim
 
 PROGRAM = """
 import json
@@ -38,7 +37,7 @@ HAS_OUT_DTYPE = any(s.overload_name == "dtype"
 
 def run(version, **env):
     proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=version, **env)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return last_json(proc)
 
 
 def expected_log():
@@ -103,7 +102,7 @@ def test_fixed_log_keeps_autograd_and_mm_is_safe_under_graph_capture():
             out["replayed"] = c.cpu().tolist()
         print(json.dumps(out))
     """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = last_json(proc)
     assert out["grad"] == (1 / torch.tensor([1.5, 3.0], dtype=torch.float64)).tolist()
     if HAS_OUT_DTYPE:
         assert out["decided_in_capture"] is False
