@@ -1,4 +1,4 @@
-"""The ``torchada`` command: ``status``, ``run``, ``port`` and ``lint``."""
+"""The ``torchada`` command: ``status``, ``run``, ``port``, ``lint`` and ``tune-moe``."""
 
 import argparse
 import sys
@@ -10,6 +10,7 @@ commands:
   run [--simulate] PROG [ARGS]    run an unmodified CUDA program with torchada active
   port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
   lint PATH... [--json]           find CUDA-only checks no runtime patch can fix on MUSA
+  tune-moe [options]              fused-MoE tables: measure (MUSA GPU), ingest, materialize
 """
 
 
@@ -52,5 +53,9 @@ def main(argv=None):
         from torchada.lint.cli import main as lint_main
 
         return lint_main(rest)
+    if command == "tune-moe":
+        from torchada.moe.tune import main as tune_main
+
+        return tune_main(rest)
     print("torchada: unknown command %r\n\n%s" % (command, USAGE), file=sys.stderr)
     return 2

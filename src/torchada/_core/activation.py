@@ -36,7 +36,8 @@ def activate_musa(why, names=None, package="torchada.areas"):
         registry = Registry("musa", area_rows() if names is None else names, package)
         reason = why
         watched = BASE_TRIGGERS | registry.triggers
-        _finder.install(_finder.TorchadaFinder(watched, lambda name: registry.process()))
+        _finder.install(_finder.TorchadaFinder(watched, lambda name: registry.process(),
+                                               registry.provided, registry.provide))
     registry.process()  # triggers imported before activation (an earlier sitecustomize)
     return registry
 

@@ -4,7 +4,8 @@
 the thousands of other imports is one set lookup. For a trigger it asks the finders after
 it for the real spec and wraps only the loader's ``exec_module``: after the module body
 ran, the original loader is put back on the module (``__loader__``, ``__spec__.loader``) and
-the registry applies the areas now due.
+the registry applies the areas now due. For a name an area provides (manifest ``provides``)
+the area may answer with a spec of its own; when it declines or fails, the real spec stands.
 """
 
 import sys
@@ -16,9 +17,11 @@ _tls = threading.local()
 
 
 class TorchadaFinder:
-    def __init__(self, triggers, on_loaded):
-        self.triggers = frozenset(triggers)
+    def __init__(self, triggers, on_loaded, provided=(), on_provide=None):
+        self.provided = frozenset(provided) if on_provide is not None else frozenset()
+        self.triggers = frozenset(triggers) | self.provided
         self.on_loaded = on_loaded
+        self.on_provide = on_provide
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in self.triggers or getattr(_tls, "finding", False):
@@ -28,6 +31,11 @@ class TorchadaFinder:
             spec = self._real_spec(fullname, path, target)
         finally:
             _tls.finding = False
+        if fullname in self.provided:
+            try:
+                spec = self.on_provide(fullname, spec) or spec
+            except Exception:  # never break the user's import: the real spec stands
+                pass
         loader = getattr(spec, "loader", None)
         if loader is None or not hasattr(loader, "exec_module") or isinstance(loader, ChainedLoader):
             return spec

@@ -51,6 +51,9 @@ class Area:
     versions: Tuple[Tuple[str, str], ...] = ()
     needs: Tuple[str, ...] = ()             # torch.musa attributes it cannot work without
     fixes: Tuple[Fix, ...] = ()
+    # Module names the area may supply itself when imported (its module's ``provide``): a
+    # stub for a package that is not installed, or an alias for one that cannot work on MUSA.
+    provides: Tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.phase not in PHASES:

@@ -29,10 +29,12 @@ class AreaRecord:
     so activation on MUSA costs no area imports at interpreter start."""
 
     __slots__ = ("name", "package", "module", "triggers", "gate", "phase", "state", "reason",
-                 "seconds", "journal", "writes", "fixes", "fix_states")
+                 "seconds", "journal", "writes", "fixes", "fix_states", "provides", "provided")
 
     def __init__(self, area, package):
         self.name, self.package, self.triggers = area.name, package, tuple(area.triggers)
+        self.provides = frozenset(area.provides)
+        self.provided = {}  # module name -> what the area supplied for it (for status)
         self.gate, self.phase = area.gate(), area.phase
         self.fixes = dict(zip(area.fix_names(), area.fixes))  # "<area>.<fix>" -> Fix
         # "<area>.<fix>" -> (state, reason); pending until the area runs
@@ -91,6 +93,7 @@ class Registry:
         self._lock = threading.RLock()
         self.records = [AreaRecord(area, package) for area in areas]
         self.triggers = frozenset(t for r in self.records for t in r.triggers)
+        self.provided = frozenset(n for r in self.records for n in r.provides)
         known = {r.name for r in self.records} | {f for r in self.records for f in r.fixes}
         self._disabled = disabled = settings.disabled_areas(known)
         for record in self.records:
@@ -212,6 +215,21 @@ class Registry:
                     "MUSA. Fix the torch_musa install, or silence this with TORCHADA_PLATFORM=off",
                     self.backend_error)
         return self.backend_error
+
+    def provide(self, fullname, real_spec):
+        """The spec an area supplies for ``fullname`` (a manifest ``provides`` name), or None
+        to keep ``real_spec``. Gated like the area; a disabled or failed area supplies nothing."""
+        for record in self.records:
+            if fullname not in record.provides or record.state in (SKIPPED, FAILED, REVERTED):
+                continue
+            if self._gate_reason(record) is not None or not record.load():
+                return None
+            provide = getattr(record.module, "provide", None)
+            spec = provide(fullname, real_spec) if provide is not None else None
+            if spec is not None:
+                record.provided[fullname] = getattr(spec, "origin", None) or "provided"
+            return spec
+        return None
 
     # -- undoing --------------------------------------------------------------------------
     def revert(self, names=None):

@@ -76,6 +76,15 @@ AREAS = (
                     versions=(("torch_musa", "<" + HEURISTICS_FIXED_IN),),
                     evidence="issue 11 / seed fix table: torch_musa registers musa template "
                     "heuristics from 2.11.0.post2"),)),
+    Area("triton_extra", ("triton.language",), "Triton's tl.extra.cuda as the MUSA Triton "
+         "namespace (stubs for what it lacks; gdc_wait / gdc_launch_dependents raise)",
+         versions=(("triton", ">=3.0"),)),
+    Area("flash_attn", ("flash_attn_interface",), "sgl_kernel.flash_attn as the MUSA "
+         "flash_attn_interface provider; only_qv accepted by legacy FA3 entry points; "
+         "_flash_attn_forward adapter", provides=("sgl_kernel", "sgl_kernel.flash_attn")),
+    Area("moe_configs", ("vllm", "sglang"), "vLLM / SGLang fused-MoE layers find the "
+         "bundled MTT S5000 tables (VLLM_TUNED_CONFIG_FOLDER, SGLANG_MOE_CONFIG_DIR; a value "
+         "the user set is kept)"),
     Area("lightning_fabric", ("lightning.fabric.accelerators.cuda",), "Lightning Fabric's "
          "CUDA accelerator takes the musa devices it builds", versions=(("lightning", ">=2.0"),)),
     Area("lightning_trainer", ("lightning.pytorch.accelerators.cuda",), "the Lightning "

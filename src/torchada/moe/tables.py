@@ -1,0 +1,70 @@
+"""Where the bundled fused-MoE tables live and what their files are called.
+
+vLLM and SGLang find a table by file name in a folder: vLLM in ``VLLM_TUNED_CONFIG_FOLDER``
+(the triton-version folder itself: vllm/model_executor/layers/fused_moe/fused_moe.py,
+get_moe_configs), SGLang under ``$SGLANG_MOE_CONFIG_DIR/configs/triton_<x_y_z>/`` (sglang
+0.5.23 srt/layers/moe/moe_runner/triton_utils/fused_moe_triton_config.py, get_moe_configs).
+vLLM strips the spaces of ``block_shape=[128, 128]``; SGLang keeps them; both files ship.
+"""
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent          # SGLANG_MOE_CONFIG_DIR: holds configs/
+CONFIGS = ROOT / "configs"
+RECIPES = ROOT / "ci"
+DEVICE = "MTT_S5000"
+_PREFIX = "triton_"
+
+
+def file_name(E, N, dtype=None, block_shape=None, down=False, device=DEVICE, spaces=True):
+    """The table's file name as SGLang writes it (``spaces=False``: as vLLM looks it up)."""
+    name = "E=%d,N=%d,device_name=%s" % (E, N, device)
+    if dtype:
+        name += ",dtype=%s" % dtype
+    if block_shape:
+        shape = "[%s]" % ", ".join(str(int(b)) for b in block_shape)
+        name += ",block_shape=%s" % (shape if spaces else shape.replace(" ", ""))
+    return name + ("_down" if down else "") + ".json"
+
+
+_NAME = re.compile(r"^E=(\d+),N=(\d+),device_name=([^,]+?)(?:,dtype=([^,]+?))?"
+                   r"(?:,block_shape=\[(\d+), ?(\d+)\])?(_down)?\.json$")
+
+
+def parse_name(name):
+    """(E, N, dtype, block_shape, down, device) of a table file name; ValueError otherwise."""
+    match = _NAME.match(name)
+    if match is None:
+        raise ValueError("%r is not a fused-MoE table name (E=<n>,N=<n>,device_name=<name>"
+                         "[,dtype=<d>][,block_shape=[<n>, <n>]][_down].json)" % name)
+    E, N, device, dtype, bn, bk, down = match.groups()
+    block = [int(bn), int(bk)] if bn else None
+    return int(E), int(N), dtype, block, bool(down), device
+
+
+def version_dir_name(version):
+    """``triton_3_2_0`` for "3.2.0" (also "3.2.0.post1", "3.2.0+musa": release part only)."""
+    match = re.match(r"\d+(?:\.\d+)*", str(version or ""))
+    return _PREFIX + match.group(0).replace(".", "_") if match else None
+
+
+def bundled_versions(root=CONFIGS):
+    """Folder names of the bundled triton versions, oldest first."""
+    try:
+        names = [d for d in os.listdir(root)
+                 if d.startswith(_PREFIX) and os.path.isdir(os.path.join(root, d))]
+    except OSError:
+        return []
+    return sorted(names, key=lambda d: tuple(int(p) if p.isdigit() else -1
+                                             for p in d[len(_PREFIX):].split("_")))
+
+
+def folder_for(triton_version, root=CONFIGS):
+    """The folder for the installed triton version, else the newest bundled one (None when
+    nothing is bundled)."""
+    names = bundled_versions(root)
+    if not names:
+        return None
+    exact = version_dir_name(triton_version)
+    return Path(root) / (exact if exact in names else names[-1])
