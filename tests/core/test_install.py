@@ -29,6 +29,13 @@ def test_wheel_contents(wheel):
     assert "torchada_boot.py" in names and "torchada/__init__.py" in names
     assert "torchada/_core/finder.py" in names
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/")) or "__pycache__" in n]
+    # the fused-MoE tables (both spellings of block_shape), their licence and recipes
+    tables = [n for n in names if n.startswith("torchada/moe/configs/triton_3_2_0/")]
+    assert len(tables) == 143
+    assert "torchada/moe/configs/triton_3_2_0/E=128,N=96,device_name=MTT_S5000,block_shape=[128, 128].json" in names
+    assert "torchada/moe/configs/triton_3_2_0/E=128,N=96,device_name=MTT_S5000,block_shape=[128,128].json" in names
+    assert {"torchada/moe/configs/LICENSE.upstream", "torchada/moe/ci/shapes.json",
+            "torchada/moe/ci/models.json"} <= set(names)
     pth = zipfile.ZipFile(wheel).read("torchada_autoload.pth").decode()
     code_lines = [l for l in pth.splitlines() if l.startswith("import")]
     assert len(code_lines) == 1 and "torchada_boot" in code_lines[0] and "except" in code_lines[0]

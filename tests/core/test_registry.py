@@ -14,7 +14,8 @@ from torchada._core.manifest import Area
 # the test areas' manifest rows: gates and phases as data, like torchada/areas/manifest.py
 ROWS = {"old_torch": dict(versions=(("torch", "<2.0"),)),
         "dist": dict(versions=(("torch", ">=2.7"),)),
-        "early": dict(phase="before-backend")}
+        "early": dict(phase="before-backend"),
+        "supplier": dict(provides=("supplied_mod", "colorsys", "sched"))}
 AREAS = [Area(n, t, **ROWS.get(n, {})) for n, t in {AREAS}.items()]
 reg = activation.activate_musa('test', AREAS, package='fake_areas')
 """ % (str(FIXTURES / "fake_musa"), str(FIXTURES))
@@ -189,3 +190,25 @@ print('early=' + r['early'].state, 'note=' + r['early'].note.replace(' ', '_'))
 print('musa=%s' % ('torch_musa' in sys.modules))
 """)
     assert states(proc) == {"early": "applied", "note": "saw_torch_musa:_[False]", "musa": "True"}
+
+
+def test_area_supplies_modules_declines_and_a_failure_keeps_the_real_one():
+    proc = start({"supplier": ("torch",)}, """
+assert "colorsys" not in sys.modules and "sched" not in sys.modules
+import supplied_mod, colorsys, sched
+print('supplied=%s' % supplied_mod.SUPPLIED, 'colorsys=%s' % hasattr(colorsys, 'rgb_to_hsv'),
+      'sched=%s' % hasattr(sched, 'scheduler'), 'recorded=%s' % sorted(reg.records[0].provided))
+""")
+    assert states(proc) == {"supplied": "True", "colorsys": "True", "sched": "True",
+                            "recorded": "['supplied_mod']"}
+
+
+def test_disabled_area_supplies_nothing():
+    proc = start({"supplier": ("torch",)}, """
+try:
+    import supplied_mod
+    print('r=imported')
+except ModuleNotFoundError:
+    print('r=missing')
+""", TORCHADA_DISABLE_AREAS="supplier")
+    assert states(proc) == {"r": "missing"}
