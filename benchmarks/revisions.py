@@ -26,7 +26,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 import history  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CLEAN = {k: v for k, v in os.environ.items() if not k.startswith("TORCHADA_") and k != "PYTHONPATH"}
+# PYTHONDONTWRITEBYTECODE dropped: installed packages are byte-compiled, so children must not
+# pay source compilation on every run (the warm-up run writes the .pyc files).
+CLEAN = {k: v for k, v in os.environ.items()
+         if not k.startswith("TORCHADA_") and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
 
 HOOK = r'''
 import os, site, sys, tempfile, time

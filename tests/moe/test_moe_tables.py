@@ -183,3 +183,10 @@ def test_recipe_file_is_what_save_writes(tmp_path):
     recipes.save(recipes.load(), tmp_path / "shapes.json")
     assert (tmp_path / "shapes.json").read_bytes() == (tables.RECIPES / "shapes.json").read_bytes()
 
+
+
+@pytest.mark.parametrize("version, folder", [
+    ("3.2.0", "triton_3_2_0"), ("3.2.0.post1", "triton_3_2_0"), ("3.2.0rc1", "triton_3_2_0"),
+    ("3.2.0+musa.1", "triton_3_2_0"), ("3.10.1a1", "triton_3_10_1"), ("x", None), (None, None)])
+def test_version_dir_name_keeps_the_numeric_release(version, folder):
+    assert tables.version_dir_name(version) == folder

@@ -7,10 +7,11 @@ get_moe_configs), SGLang under ``$SGLANG_MOE_CONFIG_DIR/configs/triton_<x_y_z>/`
 vLLM strips the spaces of ``block_shape=[128, 128]``; SGLang keeps them; both files ship.
 """
 import os
-import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent          # SGLANG_MOE_CONFIG_DIR: holds configs/
+# Imported when vLLM or SGLang is (area moe_configs): no regex compiled, no symlink resolved
+# at import, so this module costs next to nothing there.
+ROOT = Path(os.path.dirname(os.path.abspath(__file__)))  # SGLANG_MOE_CONFIG_DIR: holds configs/
 CONFIGS = ROOT / "configs"
 RECIPES = ROOT / "ci"
 DEVICE = "MTT_S5000"
@@ -28,13 +29,15 @@ def file_name(E, N, dtype=None, block_shape=None, down=False, device=DEVICE, spa
     return name + ("_down" if down else "") + ".json"
 
 
-_NAME = re.compile(r"^E=(\d+),N=(\d+),device_name=([^,]+?)(?:,dtype=([^,]+?))?"
-                   r"(?:,block_shape=\[(\d+), ?(\d+)\])?(_down)?\.json$")
+_NAME = (r"^E=(\d+),N=(\d+),device_name=([^,]+?)(?:,dtype=([^,]+?))?"
+         r"(?:,block_shape=\[(\d+), ?(\d+)\])?(_down)?\.json$")
 
 
 def parse_name(name):
     """(E, N, dtype, block_shape, down, device) of a table file name; ValueError otherwise."""
-    match = _NAME.match(name)
+    import re
+
+    match = re.match(_NAME, name)
     if match is None:
         raise ValueError("%r is not a fused-MoE table name (E=<n>,N=<n>,device_name=<name>"
                          "[,dtype=<d>][,block_shape=[<n>, <n>]][_down].json)" % name)
@@ -44,9 +47,16 @@ def parse_name(name):
 
 
 def version_dir_name(version):
-    """``triton_3_2_0`` for "3.2.0" (also "3.2.0.post1", "3.2.0+musa": release part only)."""
-    match = re.match(r"\d+(?:\.\d+)*", str(version or ""))
-    return _PREFIX + match.group(0).replace(".", "_") if match else None
+    """``triton_3_2_0`` for "3.2.0" (also "3.2.0.post1", "3.2.0rc1", "3.2.0+musa": the
+    leading numeric release segments only)."""
+    parts = []
+    for part in str(version or "").split("+")[0].split("."):
+        digits = len(part) - len(part.lstrip("0123456789"))
+        if digits:
+            parts.append(part[:digits])
+        if digits < len(part) or not digits:
+            break
+    return _PREFIX + "_".join(parts) if parts else None
 
 
 def bundled_versions(root=CONFIGS):
