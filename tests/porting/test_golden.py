@@ -161,3 +161,33 @@ def test_edits_carry_domain_and_offsets():
     r = port_text(src)
     assert [(src[e.offset:e.offset + len(e.old)], e.new, e.domain) for e in r.edits] == [
         ("cudaStream_t", "musaStream_t", "cuda_runtime"), ("ncclComm_t", "mcclComm_t", "nccl")]
+
+
+def test_every_report_has_gate_words_that_every_match_contains():
+    """A report runs only on files holding one of its gate words: each match of its regex
+    must contain one, or the gate would hide real findings."""
+    import re
+
+    from torchada.porting.rules.unsupported import GATES, REPORTS
+
+    samples = {
+        "inline-ptx": ["asm volatile(", "__asm__ __volatile__(", "asm("],
+        "warp-mask": ["__shfl_xor_sync(", "__ballot_sync (", "__reduce_add_sync("],
+        "warp-size": ["#define WARP_SIZE 32", "kWarpSize = 32", "constexpr int kWARP = 32"],
+        "activemask": ["__activemask()"],
+        "cooperative-groups": ["cooperative_groups", "this_grid()", "grid_group g", "this_cluster()"],
+        "cooperative-launch": ["cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernelMultiDevice"],
+        "wmma": ["nvcuda::wmma::fragment", "wmma::mma_sync"],
+        "tma": ["CUtensorMap m", "cuTensorMapEncodeTiled", "cp.async.bulk.tensor"],
+        "cluster-launch": ["__cluster_dims__(2, 1, 1)"],
+    }
+    assert set(GATES) == {kind for kind, *_ in REPORTS} == set(samples)
+    for kind, rx, _, _ in REPORTS:
+        for text in samples[kind]:
+            match = re.search(rx, text)
+            assert match is not None, (kind, text)
+            assert any(word in match.group(0) for word in GATES[kind]), (kind, text)
+        # the word boundary the literal-first form keeps: nothing starts inside a longer name
+        if kind != "warp-size":  # its kWarpSize form has no left boundary, as before
+            assert [m.start() for m in re.finditer(rx, "x" + samples[kind][0])
+                    if m.start() == 1] == [], kind

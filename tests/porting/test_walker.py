@@ -224,3 +224,30 @@ def test_findings_and_unmapped_are_listed_with_lines(tmp_path):
     report = port_paths([root], dry_run=True)
     assert [(line, f.kind) for _, line, f in report.findings()] == [(2, "inline-ptx")]
     assert report.unmapped["cudnnHandle_t"][2] == 3
+
+
+def test_worker_pool_gives_the_serial_report_and_files(tmp_path, monkeypatch):
+    """The command's fork pool: same report (files, edits, findings, unmapped with their
+    first path and line) and same bytes on disk as one process, in the same order."""
+    import torchada.porting.walker as walker
+
+    monkeypatch.setattr(walker, "POOL_MIN_BYTES", 1)  # a small tree goes through the pool too
+    trees = {}
+    for mode in ("serial", "pool"):
+        root = tmp_path / mode
+        make_tree(root)
+        for i in range(12):  # enough files for several chunks, unmapped names repeated
+            (root / "csrc" / ("extra%02d.cu" % i)).write_bytes(
+                b"asm volatile(\"nop\");\ncudnnHandle_t h%d;\n__shfl_sync(0xffffffff, v, 0);\n" % i)
+        report = port_paths([root], workers=1 if mode == "serial" else 2)
+        trees[mode] = (snapshot(root), report)
+    (serial_files, serial), (pool_files, pool) = trees["serial"], trees["pool"]
+    assert pool_files == serial_files
+    assert [os.path.relpath(f.path, tmp_path / "pool") for f in pool.files] == \
+        [os.path.relpath(f.path, tmp_path / "serial") for f in serial.files]
+    strip = lambda r, base: {k: (v[0], os.path.relpath(v[1], base), v[2]) for k, v in r.unmapped.items()}
+    assert strip(pool, tmp_path / "pool") == strip(serial, tmp_path / "serial")
+    assert pool.unmapped["cudnnHandle_t"][0] == 12
+    assert [(os.path.basename(p), l, f.kind) for p, l, f in pool.findings()] == \
+        [(os.path.basename(p), l, f.kind) for p, l, f in serial.findings()]
+    assert len(pool.findings()) == 24 and pool.domain_counts() == serial.domain_counts()

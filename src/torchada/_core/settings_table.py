@@ -44,6 +44,9 @@ SETTINGS = (
     Setting("TORCHADA_CPP_OPS_VERBOSE", ("1",), "unset",
             "print the build log of torchada's own native extensions",
             "torchada.areas._graph_exec.native:load"),
+    Setting("TORCHADA_PORT_WORKERS", ("1..256",), "the CPUs this process may use",
+            "processes `torchada port` ports files in (sources of 4 MiB or more; 1: none)",
+            "torchada.porting.cli:_workers"),
     Setting("TORCHADA_EXCLUDE_DIRS", ("<paths or names>",), "none",
             "directories the porter and the build integration leave alone "
             "(separated by os.pathsep or commas)",

@@ -27,6 +27,16 @@ def _parser():
     return p
 
 
+def _workers():
+    from torchada._core.settings import env_int
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return env_int("TORCHADA_PORT_WORKERS", cpus, 1, 256)
+
+
 def _rel(path):
     try:
         rel = os.path.relpath(path)
@@ -56,7 +66,7 @@ def main(argv=None):
                 print("%d restored, %d already original, %d not restored"
                       % (len(restored), len(untouched), len(conflicts)), file=out)
             return 1 if conflicts else 0
-        report = port_paths(args.paths, dry_run=args.dry_run)
+        report = port_paths(args.paths, dry_run=args.dry_run, workers=_workers())
     except PortError as exc:
         print("torchada port: error: %s" % exc, file=sys.stderr)
         return 2

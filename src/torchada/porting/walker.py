@@ -27,35 +27,36 @@ __all__ = ["port_paths", "revert_paths", "PortError", "PortReport", "collect",
            "exclusions_from_env", "parse_exclude_dirs", "list_records", "records_dir"]
 
 
-def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, scan=True):
-    """Port every source under ``paths`` in place (or only report, with ``dry_run``)."""
+# Below this much source a worker pool costs more (fork, result transfer) than it saves.
+POOL_MIN_BYTES = 4 << 20
+
+
+def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, scan=True,
+               workers=1):
+    """Port every source under ``paths`` in place (or only report, with ``dry_run``).
+
+    ``workers`` > 1 ports files in that many forked processes when the sources are large
+    (the ``torchada port`` command passes the CPU count); the report and every write are
+    the same as with one, in the same order. Library callers keep the default of 1: forking
+    a process that runs threads (torch's, a build's) is not safe."""
     porter = porter or default_porter()
     report = PortReport()
     started = time.perf_counter()
     files = collect(paths, exclude, report)
+    results = _port_all(files, porter, scan, workers)
     pending = []
-    for path in files:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        report.bytes += len(raw)
-        text = raw.decode("utf-8", "surrogateescape")
-        result = porter.port(text)
-        findings = [(line_of(text, f.offset), f) for f in result.findings]
-        if scan:
-            findings += [(line_of(text, f.offset), f) for f in scan_unsupported(text)]
-            findings.sort(key=lambda lf: (lf[0], lf[1].kind))
-            for name, hit in scan_unmapped(result.text).items():
-                entry = report.unmapped.get(name)
-                if entry is None:
-                    report.unmapped[name] = [hit.count, path, line_of(result.text, hit.first_offset)]
-                else:
-                    entry[0] += hit.count
-        changed = result.text != text
-        domains = Counter(e.domain for e in result.edits)
-        report.files.append(FileResult(path, changed, result.edits, findings, domains,
-                                       text if changed else None, result.text if changed else None))
-        if changed:
-            pending.append((path, raw, result.text.encode("utf-8", "surrogateescape")))
+    for path, size, file_result, unmapped in results:
+        report.bytes += size
+        report.files.append(file_result)
+        for name, (count, line) in unmapped.items():
+            entry = report.unmapped.get(name)
+            if entry is None:
+                report.unmapped[name] = [count, path, line]
+            else:
+                entry[0] += count
+        if file_result.changed:
+            pending.append((path, file_result.original.encode("utf-8", "surrogateescape"),
+                            file_result.ported.encode("utf-8", "surrogateescape")))
     if not dry_run and pending:
         blocked = [p for p, _, _ in pending
                    if not os.access(p, os.W_OK) or not os.access(os.path.dirname(p), os.W_OK)]
@@ -67,6 +68,61 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
         write_batch(pending, record=record)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _port_one(path, porter, scan):
+    """Read, port and scan one file: (path, bytes, FileResult, {name: (count, line)})."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    text = raw.decode("utf-8", "surrogateescape")
+    result = porter.port(text)
+    findings = [(line_of(text, f.offset), f) for f in result.findings]
+    unmapped = {}
+    if scan:
+        findings += [(line_of(text, f.offset), f) for f in scan_unsupported(text)]
+        findings.sort(key=lambda lf: (lf[0], lf[1].kind))
+        unmapped = {name: (hit.count, line_of(result.text, hit.first_offset))
+                    for name, hit in scan_unmapped(result.text).items()}
+    changed = result.text != text
+    domains = Counter(e.domain for e in result.edits)
+    return path, len(raw), FileResult(path, changed, result.edits, findings, domains,
+                                      text if changed else None,
+                                      result.text if changed else None), unmapped
+
+
+_pool_job = None  # (porter, scan) of the parent, inherited by forked workers
+
+
+def _pool_port(path):
+    return _port_one(path, *_pool_job)
+
+
+def _port_all(files, porter, scan, workers):
+    """Results in file order; in a fork pool when asked for and worth it."""
+    global _pool_job
+    if workers > 1 and len(files) > 1 and "fork" in _start_methods():
+        size = 0
+        for path in files:
+            try:
+                size += os.stat(path).st_size
+            except OSError:
+                pass
+        if size >= POOL_MIN_BYTES:
+            import multiprocessing
+
+            _pool_job = (porter, scan)
+            try:
+                with multiprocessing.get_context("fork").Pool(workers) as pool:
+                    return pool.map(_pool_port, files, chunksize=max(1, len(files) // (workers * 8)))
+            finally:
+                _pool_job = None
+    return [_port_one(path, porter, scan) for path in files]
+
+
+def _start_methods():
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
 
 
 def revert_paths(paths, force=False):
