@@ -191,3 +191,29 @@ def test_every_report_has_gate_words_that_every_match_contains():
         if kind != "warp-size":  # its kWarpSize form has no left boundary, as before
             assert [m.start() for m in re.finditer(rx, "x" + samples[kind][0])
                     if m.start() == 1] == [], kind
+
+
+DIAGNOSE_CASES = {
+    "plain": "cudaStream_t s; // cudaEvent_t in a comment\nunknownCudaThing(); CU_FOO_BAR x;\n",
+    "rule writes a CUDA name": "CUTLASS_CUDA_DRIVER_WRAPPER_CALL(f);\nCUTLASS_HOST_DEVICE void g();\n",
+    "includes": '#include "cutlass/cuda_host_adapter.hpp"\n#include <cutlass/cuda_host_adapter.hpp>\n',
+    "reversed arch": "#if 800 <= __CUDA_ARCH__\ncudaFooUnknown(); cudaStream_t t;\n#endif\n",
+    "strings": 'printf("cudaMalloc failed"); asm volatile("nop"); /* __shfl_sync( */\n',
+    "unchanged": "int main() { return CUDA_NOT_A_RULE_X; }\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIAGNOSE_CASES))
+def test_diagnose_answers_as_the_two_scans(name):
+    """diagnose (one mask of the original) == scan_unsupported(original) and
+    scan_unmapped(ported), each of which masks its own text."""
+    from torchada.porting import port_text, scan_unmapped, scan_unsupported
+    from torchada.porting.engine import line_of
+    from torchada.porting.scan import diagnose
+
+    text = DIAGNOSE_CASES[name]
+    result = port_text(text)
+    findings, unmapped = diagnose(text, result)
+    assert [(f.offset, f.kind) for f in findings] == [(f.offset, f.kind) for f in scan_unsupported(text)]
+    assert unmapped == {n: (h.count, line_of(result.text, h.first_offset))
+                        for n, h in scan_unmapped(result.text).items()}

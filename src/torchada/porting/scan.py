@@ -9,6 +9,7 @@ gate words (``rules.unsupported.GATES``), and a file with none is never masked. 
 where an older, slower pattern put it (``warpSize`` found at ``w``, not at the start of
 ``kWarpSize``): findings are reported by line, which is the same.
 """
+import bisect
 import re
 from collections import namedtuple
 
@@ -92,6 +93,50 @@ def scan_unmapped(text):
         hit = found.get(name)
         found[name] = Unmapped(name, 1, start) if hit is None else hit._replace(count=hit.count + 1)
     return found
+
+
+def diagnose(text, result):
+    """Both scans for one file and its PortResult, masking the original once:
+    (findings, {name: (count, first line)}), the same answers as ``scan_unsupported(text)``
+    and ``scan_unmapped(result.text)``.
+
+    An identifier left unmapped is one the port did not rewrite, found in the original's
+    masked code outside every edit's span, or one a rule wrote (``CUTLASS_CUDA_X`` ->
+    ``MUTLASS_CUDA_X``), found in the edit's new text unless the edit sits in a comment or
+    string; lines are the same in both texts (no rule writes a newline). A file whose ``__CUDA_ARCH__`` comparisons were turned
+    around first has edits against another text: it is scanned the two-mask way."""
+    due = [r for r in _REPORTS if any(word in text for word in r[0])]
+    idents = _CUDA_IDENT.search(text) is not None or "CUDA" in text
+    if not due and not idents:
+        return [], {}
+    code = _mask_comments(text)
+    findings = [Finding(m.start(), kind, why, fix)
+                for _, rx, kind, why, fix in due for m in rx.finditer(code)]
+    findings.sort()
+    if not idents:
+        return findings, {}
+    if result.text != text and "__CUDA_ARCH__" in text:
+        return findings, {n: (h.count, line_of(result.text, h.first_offset))
+                          for n, h in scan_unmapped(result.text).items()}
+    starts = [e.offset for e in result.edits]
+    ends = [e.offset + len(e.old) for e in result.edits]
+    found = {}
+
+    def add(name, offset):
+        hit = found.get(name)
+        found[name] = [1, offset] if hit is None else [hit[0] + 1, min(hit[1], offset)]
+
+    for start, name in _identifiers(code):
+        i = bisect.bisect_right(starts, start) - 1
+        if i < 0 or start >= ends[i]:  # not rewritten by a rule
+            add(name, start)
+    for edit in result.edits:
+        new = edit.new
+        if ("CU" in new or "cu" in new or "nv" in new or "NV" in new or "nccl" in new) and \
+                not (code[edit.offset] == " " and text[edit.offset] != " "):
+            for _, name in _identifiers(_mask_comments(new)):
+                add(name, edit.offset)
+    return findings, {n: (c, line_of(text, first)) for n, (c, first) in found.items()}
 
 
 def located(text, findings):

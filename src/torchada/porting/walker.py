@@ -18,10 +18,10 @@ from collections import Counter
 from torchada._core.files import write_atomic
 
 from .collect import EXCLUDE_VAR, collect, exclusions_from_env, parse_exclude_dirs, within
-from .engine import default_porter, line_of
+from .engine import Edit, default_porter, line_of
 from .records import forget, list_records, records_dir, sha256, write_batch
 from .report import FileResult, PortError, PortReport
-from .scan import scan_unmapped, scan_unsupported
+from .scan import diagnose
 
 __all__ = ["port_paths", "revert_paths", "PortError", "PortReport", "collect",
            "exclusions_from_env", "parse_exclude_dirs", "list_records", "records_dir"]
@@ -79,10 +79,9 @@ def _port_one(path, porter, scan):
     findings = [(line_of(text, f.offset), f) for f in result.findings]
     unmapped = {}
     if scan:
-        findings += [(line_of(text, f.offset), f) for f in scan_unsupported(text)]
+        reported, unmapped = diagnose(text, result)
+        findings += [(line_of(text, f.offset), f) for f in reported]
         findings.sort(key=lambda lf: (lf[0], lf[1].kind))
-        unmapped = {name: (hit.count, line_of(result.text, hit.first_offset))
-                    for name, hit in scan_unmapped(result.text).items()}
     changed = result.text != text
     domains = Counter(e.domain for e in result.edits)
     return path, len(raw), FileResult(path, changed, result.edits, findings, domains,
@@ -90,32 +89,55 @@ def _port_one(path, porter, scan):
                                       result.text if changed else None), unmapped
 
 
-_pool_job = None  # (porter, scan) of the parent, inherited by forked workers
+_pool_job = None  # (files, porter, scan) of the parent, inherited by forked workers
 
 
-def _pool_port(path):
-    return _port_one(path, *_pool_job)
+def _pool_port(index):
+    """One file in a worker, packed small for the trip back: the ported text as bytes (the
+    parent reads the original again from disk, which is cheaper than sending it), edits as
+    plain tuples (a namedtuple pickles as a class call per edit)."""
+    files, porter, scan = _pool_job
+    path, size, res, unmapped = _port_one(files[index], porter, scan)
+    ported = res.ported.encode("utf-8", "surrogateescape") if res.changed else None
+    packed = res._replace(edits=[tuple(e) for e in res.edits], original=None, ported=ported)
+    return index, (path, size, packed, unmapped)
+
+
+def _unpack(item):
+    path, size, res, unmapped = item
+    edits = [Edit._make(e) for e in res.edits]
+    if not res.changed:
+        return path, size, res._replace(edits=edits), unmapped
+    with open(path, "rb") as fh:
+        original = fh.read().decode("utf-8", "surrogateescape")
+    ported = res.ported.decode("utf-8", "surrogateescape")
+    return path, size, res._replace(edits=edits, original=original, ported=ported), unmapped
 
 
 def _port_all(files, porter, scan, workers):
     """Results in file order; in a fork pool when asked for and worth it."""
     global _pool_job
     if workers > 1 and len(files) > 1 and "fork" in _start_methods():
-        size = 0
+        sizes = []
         for path in files:
             try:
-                size += os.stat(path).st_size
+                sizes.append(os.stat(path).st_size)
             except OSError:
-                pass
-        if size >= POOL_MIN_BYTES:
+                sizes.append(0)
+        if sum(sizes) >= POOL_MIN_BYTES:
             import multiprocessing
 
-            _pool_job = (porter, scan)
+            # largest files first, small chunks: the workers finish together
+            order = sorted(range(len(files)), key=lambda i: -sizes[i])
+            results = [None] * len(files)
+            _pool_job = (files, porter, scan)
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    return pool.map(_pool_port, files, chunksize=max(1, len(files) // (workers * 8)))
+                    for index, result in pool.imap_unordered(_pool_port, order, chunksize=8):
+                        results[index] = _unpack(result)
             finally:
                 _pool_job = None
+            return results
     return [_port_one(path, porter, scan) for path in files]
 
 
