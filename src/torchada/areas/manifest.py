@@ -85,6 +85,9 @@ AREAS = (
     Area("moe_configs", ("vllm", "sglang"), "vLLM / SGLang fused-MoE layers find the "
          "bundled MTT S5000 tables (VLLM_TUNED_CONFIG_FOLDER, SGLANG_MOE_CONFIG_DIR; a value "
          "the user set is kept)"),
+    Area("deepspeed_accelerator", ("deepspeed.accelerator.real_accelerator",), "DeepSpeed "
+         "picks its CUDA accelerator on MUSA (set_accelerator) and it answers for the device",
+         versions=(("deepspeed", ">=0.10"),)),
     Area("lightning_fabric", ("lightning.fabric.accelerators.cuda",), "Lightning Fabric's "
          "CUDA accelerator takes the musa devices it builds", versions=(("lightning", ">=2.0"),)),
     Area("lightning_trainer", ("lightning.pytorch.accelerators.cuda",), "the Lightning "
