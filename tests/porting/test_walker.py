@@ -5,7 +5,7 @@ import stat
 import pytest
 
 from torchada.porting import PortError, parse_exclude_dirs, port_paths, revert_paths
-from torchada.porting.records import records_dir
+from torchada.porting.records import list_records, records_dir
 
 CU = b"#include <cuda_runtime.h>\n__global__ void k(cudaStream_t s) { cudaMalloc(0, 0); }\n"
 
@@ -251,3 +251,41 @@ def test_worker_pool_gives_the_serial_report_and_files(tmp_path, monkeypatch):
     assert [(os.path.basename(p), l, f.kind) for p, l, f in pool.findings()] == \
         [(os.path.basename(p), l, f.kind) for p, l, f in serial.findings()]
     assert len(pool.findings()) == 24 and pool.domain_counts() == serial.domain_counts()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_late_read_only_file_leaves_no_temp_and_no_record(tmp_path, monkeypatch, workers, _private_cache):
+    """Writes are staged while files are ported: a read-only file found after others were
+    staged must still leave the tree byte for byte (no temporary file) and no record."""
+    import torchada.porting.walker as walker
+
+    monkeypatch.setattr(walker, "POOL_MIN_BYTES", 1)
+    root = tmp_path / "p"
+    for i in range(10):
+        (root / "d").mkdir(parents=True, exist_ok=True)
+        (root / "d" / ("k%02d.cu" % i)).write_bytes(CU)
+    before = snapshot(root)
+    real_access = os.access
+    with monkeypatch.context() as m:  # k07.cu read-only, whoever runs the test (root too)
+        m.setattr(os, "access", lambda p, mode: real_access(p, mode) and not str(p).endswith("k07.cu"))
+        with pytest.raises(PortError, match="k07.cu"):
+            port_paths([root], workers=workers)
+    assert snapshot(root) == before and list_records() == []
+
+
+def test_aborted_port_keeps_the_records_of_an_earlier_one(tmp_path, monkeypatch, _private_cache):
+    """An earlier port's record must survive a later aborted run unchanged (its hash of the
+    ported content is what revert compares)."""
+    root = tmp_path / "p"
+    make_tree(root)
+    port_paths([root])
+    records_before = {m["_id"]: m for m in list_records()}
+    (root / "csrc" / "new.cu").write_bytes(CU)
+    real_access = os.access
+    with monkeypatch.context() as m:
+        m.setattr(os, "access", lambda p, mode: real_access(p, mode) and not str(p).endswith("new.cu"))
+        with pytest.raises(PortError):
+            port_paths([root])
+    assert {m["_id"]: m for m in list_records()} == records_before
+    restored, _, conflicts = revert_paths([root])
+    assert conflicts == [] and len(restored) == len(records_before)

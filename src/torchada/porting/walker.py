@@ -19,7 +19,7 @@ from torchada._core.files import write_atomic
 
 from .collect import EXCLUDE_VAR, collect, exclusions_from_env, parse_exclude_dirs, within
 from .engine import Edit, default_porter, line_of
-from .records import forget, list_records, records_dir, sha256, write_batch
+from .records import Batch, forget, list_records, records_dir, sha256
 from .report import FileResult, PortError, PortReport
 from .scan import diagnose
 
@@ -43,9 +43,34 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
     report = PortReport()
     started = time.perf_counter()
     files = collect(paths, exclude, report)
-    results = _port_all(files, porter, scan, workers)
-    pending = []
-    for path, size, file_result, unmapped in results:
+    results = [None] * len(files)
+    # Writes are staged as results arrive (while workers still port), made visible only when
+    # every changed file proved writable: nothing changes unless everything can.
+    batch = None if dry_run else Batch(record)
+    blocked = []
+    try:
+        for index, (path, size, file_result, unmapped) in _port_all(files, porter, scan, workers):
+            results[index] = (path, size, file_result, unmapped)
+            if batch is None or not file_result.changed:
+                continue
+            if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path), os.W_OK):
+                blocked.append(path)
+            elif not blocked:
+                batch.add(path, file_result.original.encode("utf-8", "surrogateescape"),
+                          file_result.ported.encode("utf-8", "surrogateescape"))
+        if blocked:
+            blocked.sort(key=files.index)
+            raise PortError("cannot write %s (read-only). Make them writable (chmod u+w) or "
+                            "exclude their directory with %s; nothing was changed"
+                            % (", ".join(blocked[:5]) + (" ..." if len(blocked) > 5 else ""),
+                               EXCLUDE_VAR))
+        if batch is not None:
+            batch.commit()
+    except BaseException:
+        if batch is not None:
+            batch.discard()
+        raise
+    for path, size, file_result, unmapped in results:  # the report, in file order
         report.bytes += size
         report.files.append(file_result)
         for name, (count, line) in unmapped.items():
@@ -54,18 +79,6 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
                 report.unmapped[name] = [count, path, line]
             else:
                 entry[0] += count
-        if file_result.changed:
-            pending.append((path, file_result.original.encode("utf-8", "surrogateescape"),
-                            file_result.ported.encode("utf-8", "surrogateescape")))
-    if not dry_run and pending:
-        blocked = [p for p, _, _ in pending
-                   if not os.access(p, os.W_OK) or not os.access(os.path.dirname(p), os.W_OK)]
-        if blocked:
-            raise PortError("cannot write %s (read-only). Make them writable (chmod u+w) or "
-                            "exclude their directory with %s; nothing was changed"
-                            % (", ".join(blocked[:5]) + (" ..." if len(blocked) > 5 else ""),
-                               EXCLUDE_VAR))
-        write_batch(pending, record=record)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -115,7 +128,8 @@ def _unpack(item):
 
 
 def _port_all(files, porter, scan, workers):
-    """Results in file order; in a fork pool when asked for and worth it."""
+    """(index, result) for every file, as they are ready; in a fork pool when asked for
+    and worth it (then in completion order)."""
     global _pool_job
     if workers > 1 and len(files) > 1 and "fork" in _start_methods():
         sizes = []
@@ -129,16 +143,16 @@ def _port_all(files, porter, scan, workers):
 
             # largest files first, small chunks: the workers finish together
             order = sorted(range(len(files)), key=lambda i: -sizes[i])
-            results = [None] * len(files)
             _pool_job = (files, porter, scan)
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
                     for index, result in pool.imap_unordered(_pool_port, order, chunksize=8):
-                        results[index] = _unpack(result)
+                        yield index, _unpack(result)
             finally:
                 _pool_job = None
-            return results
-    return [_port_one(path, porter, scan) for path in files]
+            return
+    for index, path in enumerate(files):
+        yield index, _port_one(path, porter, scan)
 
 
 def _start_methods():
