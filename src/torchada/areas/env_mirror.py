@@ -3,7 +3,12 @@
 CUDA names made to work: ``CUDA_VISIBLE_DEVICES`` -> ``MUSA_VISIBLE_DEVICES``,
 ``PYTORCH_CUDA_ALLOC_CONF`` -> ``PYTORCH_MUSA_ALLOC_CONF``, ``CUDA_LAUNCH_BLOCKING`` ->
 ``MUSA_LAUNCH_BLOCKING``, ``PYTORCH_NO_CUDA_MEMORY_CACHING`` ->
-``PYTORCH_NO_MUSA_MEMORY_CACHING``, ``CUBLAS_WORKSPACE_CONFIG`` -> ``MUBLAS_WORKSPACE_CONFIG``.
+``PYTORCH_NO_MUSA_MEMORY_CACHING``, ``CUBLAS_WORKSPACE_CONFIG`` -> ``MUBLAS_WORKSPACE_CONFIG``,
+and every ``TORCH_NCCL_*`` / ``NCCL_*`` variable whose MCCL twin torch_musa 2.7.1's
+ProcessGroupMCCL reads (``MCCL_NAMES``: the recorded API, ``distributed.
+env_vars_read_by_ProcessGroupMCCL``; the twin of ``TORCH_MCCL_MUSA_EVENT_CACHE`` is
+``TORCH_NCCL_CUDA_EVENT_CACHE``). ProcessGroupMCCL reads them when a process group is made,
+long after this area ran at ``import torch``.
 
 Rules (docs/devices.md, "Environment variables"):
 * Only in this area's apply step, on MUSA, right after ``import torch`` and before any device
@@ -29,13 +34,35 @@ torch_musa APIs relied on: ``torch.musa.is_initialized`` (to detect a late activ
 import re
 
 
+# The MCCL variables torch_musa 2.7.1's ProcessGroupMCCL.cpp reads (recorded API,
+# distributed.env_vars_read_by_ProcessGroupMCCL; TORCH_DISTRIBUTED_DEBUG keeps its name).
+MCCL_NAMES = (
+    "TORCH_MCCL_ASYNC_ERROR_HANDLING", "MCCL_ASYNC_ERROR_HANDLING", "TORCH_MCCL_BLOCKING_WAIT",
+    "MCCL_BLOCKING_WAIT", "TORCH_MCCL_DESYNC_DEBUG", "MCCL_DESYNC_DEBUG",
+    "TORCH_MCCL_ENABLE_TIMING", "MCCL_ENABLE_TIMING", "MCCL_DEBUG",
+    "TORCH_MCCL_AVOID_RECORD_STREAMS", "TORCH_MCCL_COORD_CHECK_MILSEC",
+    "TORCH_MCCL_DEBUG_INFO_PIPE_FILE", "TORCH_MCCL_DEBUG_INFO_TEMP_FILE",
+    "TORCH_MCCL_DUMP_ON_TIMEOUT", "TORCH_MCCL_ENABLE_MONITORING",
+    "TORCH_MCCL_HEARTBEAT_TIMEOUT_SEC", "TORCH_MCCL_HIGH_PRIORITY",
+    "TORCH_MCCL_LOG_CPP_STACK_ON_UNCLEAN_SHUTDOWN", "TORCH_MCCL_MUSA_EVENT_CACHE",
+    "TORCH_MCCL_NAN_CHECK", "TORCH_MCCL_PROPAGATE_ERROR", "TORCH_MCCL_RANKS_PER_ROOT",
+    "TORCH_MCCL_RETHROW_MUSA_ERRORS", "TORCH_MCCL_TRACE_BUFFER_SIZE",
+    "TORCH_MCCL_TRACE_CPP_STACK", "TORCH_MCCL_WAIT_TIMEOUT_DUMP_MILSEC",
+)
+
+
+def cuda_twin(musa_name):
+    """The CUDA spelling torch's ProcessGroupNCCL reads for an MCCL variable."""
+    return musa_name.replace("MCCL", "NCCL").replace("MUSA", "CUDA")
+
+
 PAIRS = (
     ("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"),
     ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_MUSA_ALLOC_CONF"),
     ("CUDA_LAUNCH_BLOCKING", "MUSA_LAUNCH_BLOCKING"),
     ("PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_NO_MUSA_MEMORY_CACHING"),
     ("CUBLAS_WORKSPACE_CONFIG", "MUBLAS_WORKSPACE_CONFIG"),
-)
+) + tuple((cuda_twin(name), name) for name in MCCL_NAMES)
 MARKER = "TORCHADA_MIRRORED_ENV"  # JSON {musa name: value torchada set}, for child processes
 _ORDINALS = re.compile(r"^\s*(-?\d+\s*(,\s*-?\d+\s*)*)?,?\s*$")
 

@@ -93,8 +93,8 @@ AREAS = (
     Area("lightning_trainer", ("lightning.pytorch.accelerators.cuda",), "the Lightning "
          "Trainer's GPU accelerator takes the musa devices it builds (any precision)",
          versions=(("lightning", ">=2.0"),)),
-    Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF -> MUSA "
-         "equivalents", phase=BEFORE_BACKEND),
+    Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF / "
+         "TORCH_NCCL_* / NCCL_* -> their MUSA / MCCL twins", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
          "CUDAExtension / BuildExtension on MUSA", versions=(("torch", ">=2.1"),)),
 )

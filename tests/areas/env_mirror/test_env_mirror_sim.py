@@ -64,3 +64,27 @@ def test_musa_name_set_by_hand_still_wins_in_children():
     proc = run_python(CHILD.replace('assert os.environ["MUSA_VISIBLE_DEVICES"] == "0,1"', ""),
                       env=sim_env(CUDA_VISIBLE_DEVICES="0,1", MUSA_VISIBLE_DEVICES="0,1"))
     assert json.loads(proc.stdout.strip().splitlines()[-1])[:2] == ["0,1", 2]
+
+
+def test_nccl_variables_mirrored_to_the_mccl_names_torch_musa_reads():
+    """The table equals the MCCL names the recorded torch_musa 2.7.1 API lists as read by
+    ProcessGroupMCCL; values reach them, a set MCCL value is never overwritten."""
+    from tests._musa_manifest import load
+    from torchada.areas.env_mirror import MCCL_NAMES
+
+    recorded = load()["distributed"]["env_vars_read_by_ProcessGroupMCCL"]
+    assert set(MCCL_NAMES) == set(recorded) - {"TORCH_DISTRIBUTED_DEBUG"}
+    proc = run_python("""
+import json, os, torch, torchada
+print(json.dumps({k: os.environ.get(k) for k in (
+    "TORCH_MCCL_ASYNC_ERROR_HANDLING", "MCCL_DEBUG", "TORCH_MCCL_MUSA_EVENT_CACHE",
+    "TORCH_MCCL_BLOCKING_WAIT", "TORCH_MCCL_NAN_CHECK")}))
+""", env=sim_env(TORCH_NCCL_ASYNC_ERROR_HANDLING="3", NCCL_DEBUG="INFO",
+                 TORCH_NCCL_CUDA_EVENT_CACHE="0", TORCH_NCCL_BLOCKING_WAIT="1",
+                 TORCH_MCCL_BLOCKING_WAIT="0"))
+    assert last_json(proc) == {"TORCH_MCCL_ASYNC_ERROR_HANDLING": "3", "MCCL_DEBUG": "INFO",
+                               "TORCH_MCCL_MUSA_EVENT_CACHE": "0",
+                               "TORCH_MCCL_BLOCKING_WAIT": "0",  # set by the user: kept
+                               "TORCH_MCCL_NAN_CHECK": None}
+    assert proc.stderr.count("TORCH_MCCL_BLOCKING_WAIT='0' and TORCH_NCCL_BLOCKING_WAIT='1' "
+                             "are both set; TORCH_MCCL_BLOCKING_WAIT wins") == 1
