@@ -230,7 +230,10 @@ struct DevAllocator final : c10::DeviceAllocator {
   void resetPeakStats(DeviceIndex d) override {
     g_cache[d].reset_peak();
   }
-  std::pair<size_t, size_t> getMemoryInfo(DeviceIndex d) override {
+  // No `override`: c10::DeviceAllocator declares getMemoryInfo only in newer torch (absent
+  // in 2.9.1's CachingDeviceAllocator.h, present in 2.13's); the same signature overrides
+  // it where it exists.
+  std::pair<size_t, size_t> getMemoryInfo(DeviceIndex d) {
     auto& c = g_cache[d];
     return {size_t(c.total - c.snapshot().reserved_bytes[cache::kAll].current), size_t(c.total)};
   }
