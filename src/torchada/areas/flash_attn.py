@@ -23,7 +23,6 @@ backend imports it by that name: srt/hardware_backend/musa/attention/flashattent
 
 Trigger: ``flash_attn_interface``. torch_musa APIs relied on: none (the provider's own).
 """
-import functools
 import importlib.machinery
 import importlib.util
 import inspect
@@ -99,7 +98,7 @@ def takes_only_qv(func):
 
 
 def accept_only_qv(func, qualname):
-    @functools.wraps(func)
+    @_kit.wraps(func)
     def entry(*args, only_qv=False, **kwargs):
         if only_qv:
             raise TypeError(

@@ -53,16 +53,25 @@ def _blank(match):
     return " " * len(s) if "\n" not in s else _NOT_NEWLINE.sub(" ", s)
 
 
+def _due_reports(text):
+    """The reports whose gate words ``text`` holds (only those can match)."""
+    return [r for r in _REPORTS if any(word in text for word in r[0])]
+
+
+def _report_findings(due, code):
+    return sorted(Finding(m.start(), kind, why, fix)
+                  for _, rx, kind, why, fix in due for m in rx.finditer(code))
+
+
+def _has_identifiers(text):
+    """Whether ``text`` may hold a CUDA-looking identifier (masking can only remove them)."""
+    return _CUDA_IDENT.search(text) is not None or "CUDA" in text
+
+
 def scan_unsupported(text):
     """Findings for constructs that have no MUSA equivalent (comments and strings ignored)."""
-    due = [r for r in _REPORTS if any(word in text for word in r[0])]
-    if not due:
-        return []
-    code = _mask_comments(text)
-    out = [Finding(m.start(), kind, why, fix)
-           for _, rx, kind, why, fix in due for m in rx.finditer(code)]
-    out.sort()
-    return out
+    due = _due_reports(text)
+    return _report_findings(due, _mask_comments(text)) if due else []
 
 
 def _identifiers(code):
@@ -86,7 +95,7 @@ def scan_unmapped(text):
     if "cu" not in text and "CU" not in text and "nv" not in text and "nccl" not in text \
             and "NV" not in text and "NCCL" not in text:
         return {}
-    if _CUDA_IDENT.search(text) is None and "CUDA" not in text:
+    if not _has_identifiers(text):
         return {}
     found = {}
     for start, name in _identifiers(_mask_comments(text)):
@@ -103,16 +112,15 @@ def diagnose(text, result):
     An identifier left unmapped is one the port did not rewrite, found in the original's
     masked code outside every edit's span, or one a rule wrote (``CUTLASS_CUDA_X`` ->
     ``MUTLASS_CUDA_X``), found in the edit's new text unless the edit sits in a comment or
-    string; lines are the same in both texts (no rule writes a newline). A file whose ``__CUDA_ARCH__`` comparisons were turned
-    around first has edits against another text: it is scanned the two-mask way."""
-    due = [r for r in _REPORTS if any(word in text for word in r[0])]
-    idents = _CUDA_IDENT.search(text) is not None or "CUDA" in text
+    string; lines are the same in both texts (no rule writes a newline). A file whose
+    ``__CUDA_ARCH__`` comparisons were turned around first has edits against another text:
+    it is scanned the two-mask way."""
+    due = _due_reports(text)
+    idents = _has_identifiers(text)
     if not due and not idents:
         return [], {}
     code = _mask_comments(text)
-    findings = [Finding(m.start(), kind, why, fix)
-                for _, rx, kind, why, fix in due for m in rx.finditer(code)]
-    findings.sort()
+    findings = _report_findings(due, code)
     if not idents:
         return findings, {}
     if result.text != text and "__CUDA_ARCH__" in text:

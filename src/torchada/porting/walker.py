@@ -49,20 +49,20 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
     batch = None if dry_run else Batch(record)
     blocked = []
     try:
-        for index, (path, size, file_result, unmapped) in _port_all(files, porter, scan, workers):
-            results[index] = (path, size, file_result, unmapped)
-            if batch is None or not file_result.changed:
+        for index, result, contents in _port_all(files, porter, scan, workers):
+            results[index] = result
+            if batch is None or contents is None:
                 continue
+            path = result[0]
             if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path), os.W_OK):
-                blocked.append(path)
+                blocked.append((index, path))
             elif not blocked:
-                batch.add(path, file_result.original.encode("utf-8", "surrogateescape"),
-                          file_result.ported.encode("utf-8", "surrogateescape"))
+                batch.add(path, *contents)
         if blocked:
-            blocked.sort(key=files.index)
+            names = [path for _, path in sorted(blocked)]
             raise PortError("cannot write %s (read-only). Make them writable (chmod u+w) or "
                             "exclude their directory with %s; nothing was changed"
-                            % (", ".join(blocked[:5]) + (" ..." if len(blocked) > 5 else ""),
+                            % (", ".join(names[:5]) + (" ..." if len(names) > 5 else ""),
                                EXCLUDE_VAR))
         if batch is not None:
             batch.commit()
@@ -84,7 +84,8 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
 
 
 def _port_one(path, porter, scan):
-    """Read, port and scan one file: (path, bytes, FileResult, {name: (count, line)})."""
+    """Read, port and scan one file: ((path, bytes, FileResult, {name: (count, line)}),
+    (original bytes, ported bytes) when it changed, else None)."""
     with open(path, "rb") as fh:
         raw = fh.read()
     text = raw.decode("utf-8", "surrogateescape")
@@ -97,9 +98,10 @@ def _port_one(path, porter, scan):
         findings.sort(key=lambda lf: (lf[0], lf[1].kind))
     changed = result.text != text
     domains = Counter(e.domain for e in result.edits)
-    return path, len(raw), FileResult(path, changed, result.edits, findings, domains,
-                                      text if changed else None,
-                                      result.text if changed else None), unmapped
+    contents = (raw, result.text.encode("utf-8", "surrogateescape")) if changed else None
+    return (path, len(raw), FileResult(path, changed, result.edits, findings, domains,
+                                       text if changed else None,
+                                       result.text if changed else None), unmapped), contents
 
 
 _pool_job = None  # (files, porter, scan) of the parent, inherited by forked workers
@@ -110,26 +112,29 @@ def _pool_port(index):
     parent reads the original again from disk, which is cheaper than sending it), edits as
     plain tuples (a namedtuple pickles as a class call per edit)."""
     files, porter, scan = _pool_job
-    path, size, res, unmapped = _port_one(files[index], porter, scan)
-    ported = res.ported.encode("utf-8", "surrogateescape") if res.changed else None
+    (path, size, res, unmapped), contents = _port_one(files[index], porter, scan)
+    ported = contents[1] if contents is not None else None
     packed = res._replace(edits=[tuple(e) for e in res.edits], original=None, ported=ported)
     return index, (path, size, packed, unmapped)
 
 
 def _unpack(item):
+    """A worker's result as _port_one gives it (the original bytes read again here)."""
     path, size, res, unmapped = item
     edits = [Edit._make(e) for e in res.edits]
     if not res.changed:
-        return path, size, res._replace(edits=edits), unmapped
+        return (path, size, res._replace(edits=edits), unmapped), None
     with open(path, "rb") as fh:
-        original = fh.read().decode("utf-8", "surrogateescape")
-    ported = res.ported.decode("utf-8", "surrogateescape")
-    return path, size, res._replace(edits=edits, original=original, ported=ported), unmapped
+        raw = fh.read()
+    ported = res.ported
+    res = res._replace(edits=edits, original=raw.decode("utf-8", "surrogateescape"),
+                       ported=ported.decode("utf-8", "surrogateescape"))
+    return (path, size, res, unmapped), (raw, ported)
 
 
 def _port_all(files, porter, scan, workers):
-    """(index, result) for every file, as they are ready; in a fork pool when asked for
-    and worth it (then in completion order)."""
+    """(index, result, contents) for every file (as _port_one), as they are ready; in a
+    fork pool when asked for and worth it (then in completion order)."""
     global _pool_job
     if workers > 1 and len(files) > 1 and "fork" in _start_methods():
         sizes = []
@@ -147,12 +152,12 @@ def _port_all(files, porter, scan, workers):
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
                     for index, result in pool.imap_unordered(_pool_port, order, chunksize=8):
-                        yield index, _unpack(result)
+                        yield (index, *_unpack(result))
             finally:
                 _pool_job = None
             return
     for index, path in enumerate(files):
-        yield index, _port_one(path, porter, scan)
+        yield (index, *_port_one(path, porter, scan))
 
 
 def _start_methods():
