@@ -34,7 +34,7 @@ class AreaRecord:
     def __init__(self, area, package):
         self.name, self.package, self.triggers = area.name, package, tuple(area.triggers)
         self.provides = frozenset(area.provides)
-        self.provided = {}  # module name -> what the area supplied for it (for status)
+        self.provided = []  # module names the area supplied (shown by status)
         self.gate, self.phase = area.gate(), area.phase
         self.fixes = dict(zip(area.fix_names(), area.fixes))  # "<area>.<fix>" -> Fix
         # "<area>.<fix>" -> (state, reason); pending until the area runs
@@ -226,8 +226,8 @@ class Registry:
                 return None
             provide = getattr(record.module, "provide", None)
             spec = provide(fullname, real_spec) if provide is not None else None
-            if spec is not None:
-                record.provided[fullname] = getattr(spec, "origin", None) or "provided"
+            if spec is not None and fullname not in record.provided:
+                record.provided.append(fullname)
             return spec
         return None
 

@@ -72,10 +72,13 @@ def build_report():
 
 
 def _note(record):
-    """The area's notes (kit ``ctx.note``) and its ``status_note()``, joined; applied only."""
+    """The area's notes (kit ``ctx.note``), the modules it supplied and its ``status_note()``,
+    joined; applied only."""
     if record.state != "applied":
         return None
     notes = list(getattr(record.journal, "notes", ()))
+    if record.provided:  # modules the finder took from the area (manifest ``provides``)
+        notes.append("supplied: %s" % ", ".join(record.provided))
     dynamic = getattr(record.module, "status_note", None)
     if dynamic is not None:
         try:

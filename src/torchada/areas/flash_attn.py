@@ -34,7 +34,6 @@ PROVIDER = "flash_attn_interface"
 ALIAS = "sgl_kernel.flash_attn"
 ENTRY_POINTS = ("flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache")
 _MARK = "__torchada_only_qv__"
-_supplied = []  # what the finder supplied, for status_note
 
 
 # -- the modules the finder supplies ------------------------------------------------------
@@ -75,16 +74,10 @@ def provide(fullname, real_spec):
             return None  # an installed sgl_kernel is never shadowed
         spec = importlib.machinery.ModuleSpec("sgl_kernel", _StubPackageLoader(), is_package=True)
         spec.submodule_search_locations = []
-        _supplied.append("sgl_kernel (stub package)")
         return spec
     if fullname == ALIAS:
-        _supplied.append("%s -> %s" % (ALIAS, PROVIDER))
         return importlib.machinery.ModuleSpec(ALIAS, _AliasLoader(PROVIDER))
     return None
-
-
-def status_note():
-    return "supplied: %s" % ", ".join(dict.fromkeys(_supplied)) if _supplied else None
 
 
 # -- only_qv ------------------------------------------------------------------------------

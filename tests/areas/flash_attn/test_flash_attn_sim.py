@@ -156,3 +156,12 @@ print(json.dumps({"r": r, "params": list(inspect.signature(fai.flash_attn_with_k
     out = last_json(proc)
     assert out == {"r": "No module named 'sgl_kernel'",
                    "params": ["softcap", "return_softmax_lse"], "forward": False}
+
+
+def test_status_names_the_modules_supplied():
+    out = run("""
+import sgl_kernel.flash_attn
+area = [a for a in torchada.status().areas if a.name == "flash_attn"][0]
+print(json.dumps({"note": area.note}))
+""", PYTHONPATH=FA3)
+    assert "supplied: sgl_kernel, sgl_kernel.flash_attn" in out["note"]
