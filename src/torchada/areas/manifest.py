@@ -93,6 +93,13 @@ AREAS = (
     Area("lightning_trainer", ("lightning.pytorch.accelerators.cuda",), "the Lightning "
          "Trainer's GPU accelerator takes the musa devices it builds (any precision)",
          versions=(("lightning", ">=2.0"),)),
+    # The older package names: the same code as their own modules (both may be imported).
+    Area("lightning_fabric_standalone", ("lightning_fabric.accelerators.cuda",), "the "
+         "standalone lightning_fabric package: as lightning_fabric",
+         versions=(("lightning-fabric", ">=2.0"),)),
+    Area("pytorch_lightning_trainer", ("pytorch_lightning.accelerators.cuda",), "the "
+         "standalone pytorch_lightning package: as lightning_trainer",
+         versions=(("pytorch-lightning", ">=2.0"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF / "
          "TORCH_NCCL_* / NCCL_* -> their MUSA / MCCL twins", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "

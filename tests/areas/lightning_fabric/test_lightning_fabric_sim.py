@@ -5,7 +5,7 @@ from tests._fresh import last_json, run_sim
 
 PROGRAM = """
 import json
-from lightning.fabric import Fabric
+from %s import Fabric
 
 def step(fabric_mode):
     torch.manual_seed(0)
@@ -36,11 +36,14 @@ print(json.dumps({"device": device, "same": fabric_w == manual_w}))
 """
 
 
+
+
 def test_fabric_cuda_accelerator_with_mixed_precision_matches_hand_written_step():
-    out = last_json(run_sim(PROGRAM))
+    out = last_json(run_sim(PROGRAM % "lightning.fabric"))
     assert out == {"device": "musa:0", "same": True}
 
 
 def test_without_the_area_fabric_refuses_the_device():
-    proc = run_sim(PROGRAM, check=False, TORCHADA_DISABLE_AREAS="lightning_fabric")
+    proc = run_sim(PROGRAM % "lightning.fabric", check=False,
+                   TORCHADA_DISABLE_AREAS="lightning_fabric")
     assert proc.returncode != 0 and "Device should be CUDA, got musa:0" in proc.stderr

@@ -1,14 +1,16 @@
-"""A Lightning training script as users write it (accelerator from argv, precision from argv),
+"""A Lightning training script as users write it (accelerator, precision and the package name,
+``lightning`` or the standalone ``pytorch_lightning``, from argv),
 and the same training written by hand with autocast and GradScaler, for comparison.
 Prints one JSON line: {"lightning": weights, "manual": weights, "stats": bool}."""
 import json
 import sys
 
+import importlib
+
 import torch
 
-import lightning as L
-
 accelerator, precision = sys.argv[1], sys.argv[2]
+L = importlib.import_module(sys.argv[3] if len(sys.argv) > 3 else "lightning")
 
 
 class Model(L.LightningModule):

@@ -10,8 +10,9 @@ from tests._fresh import clean_env, run_argv, sim_env
 PROGRAM = Path(__file__).with_name("lightning_program.py")
 
 
-def train(accelerator, precision, env):
-    proc = run_argv([PROGRAM, accelerator, precision], env=env, check=False, timeout=300)
+def train(accelerator, precision, env, package="lightning"):
+    proc = run_argv([PROGRAM, accelerator, precision, package], env=env, check=False,
+                    timeout=300)
     lines = proc.stdout.strip().splitlines()
     return (json.loads(lines[-1]) if proc.returncode == 0 else None), proc
 
@@ -35,3 +36,4 @@ def test_full_precision_trainer_on_musa_equals_the_cpu_trainer():
 def test_without_the_area_lightning_refuses_the_device():
     out, proc = train("gpu", "16-mixed", sim_env(TORCHADA_DISABLE_AREAS="lightning_trainer"))
     assert out is None and "Device should be GPU, got musa:0" in proc.stderr
+
