@@ -100,6 +100,9 @@ AREAS = (
     Area("pytorch_lightning_trainer", ("pytorch_lightning.accelerators.cuda",), "the "
          "standalone pytorch_lightning package: as lightning_trainer",
          versions=(("pytorch-lightning", ">=2.0"),)),
+    Area("aot_cache", ("torch._functorch._aot_autograd.autograd_cache",), "the AOT-autograd "
+         "cache accepts graphs that call the factory wrappers (marked cacheable)",
+         versions=(("torch", ">=2.7"),)),
     Area("env_mirror", ("torch",), "CUDA_VISIBLE_DEVICES / PYTORCH_CUDA_ALLOC_CONF / "
          "TORCH_NCCL_* / NCCL_* -> their MUSA / MCCL twins", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "

@@ -57,6 +57,9 @@ class AreaContext:
     def setattr(self, owner, name, value):
         return self.journal.setattr(owner, name, value)
 
+    def setitem(self, mapping, key, value):
+        self.journal.setitem(mapping, key, value)
+
     wraps = staticmethod(wraps)
 
 
