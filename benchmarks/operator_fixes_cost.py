@@ -5,7 +5,11 @@ Interleaved rounds in one child each (TORCHADA_SIMULATE_MUSA=1, torch_musa label
           with the fix installed (2.11.0.post1) vs torchada's operator_fixes disabled, same
           release; and CPU float64 log_ in both (goal: +0, the fix is PrivateUse1 only);
   mm    : ``torch.mm(out_dtype=float32)`` on 2.11.0.post1 with the defect off (the probe finds
-          the kernels healthy and forwards) vs operator_fixes disabled.
+          the kernels healthy and forwards) vs operator_fixes disabled;
+  isfinite : ``torch.isfinite`` on a float32 musa tensor (the fix: abs() < inf, one Python
+          kernel frame and two ops) vs ATen's composite (four ops; on hardware its bool mul
+          also waits for the device, which the simulator cannot time); on an int32 musa
+          tensor (forwarded to the composite); on a CPU float32 tensor (goal +0).
 The simulator's kernels run on the CPU; the added cost is a Python kernel frame plus a
 boxed call, the same on hardware. Medians of ns per call.
 
@@ -32,12 +36,18 @@ def per_call(fn):
     for _ in range(calls):
         fn()
     return (time.perf_counter() - t) / calls * 1e9
-out = {"log_musa_f32": [], "log_cpu_f64": [], "mm": []}
+out = {"log_musa_f32": [], "log_cpu_f64": [], "mm": [], "isfinite_musa_f32": [],
+       "isfinite_musa_i32": [], "isfinite_cpu_f32": []}
+xi = torch.arange(16, dtype=torch.int32, device="cuda")
+xc = torch.rand(16)
 mm = hasattr(torch.ops.aten.mm, "dtype")
 a = torch.ones(4, 4, dtype=torch.bfloat16, device="cuda")
 for _ in range(rounds):
     out["log_musa_f32"].append(per_call(lambda: x.log_().exp_()))
     out["log_cpu_f64"].append(per_call(lambda: c.log_().exp_()))
+    out["isfinite_musa_f32"].append(per_call(lambda: torch.isfinite(x)))
+    out["isfinite_musa_i32"].append(per_call(lambda: torch.isfinite(xi)))
+    out["isfinite_cpu_f32"].append(per_call(lambda: torch.isfinite(xc)))
     if mm:
         out["mm"].append(per_call(lambda: torch.mm(a, a, out_dtype=torch.float32)))
 print(json.dumps({k: statistics.median(v) for k, v in out.items() if v}))

@@ -86,3 +86,28 @@ def test_graph_executable_cap(sim):
 def test_graph_cap_defect_off(sim):
     out = sim(CAP, {"TORCHADA_SIM_GRAPH_EXEC_CAP": "3", "TORCHADA_SIM_DEFECTS": "-graph_exec_cap"}).stdout
     assert "UNCAPPED 10" in out, out
+
+
+INFERENCE = r'''
+import torch, torch_musa
+lin = torch.nn.Linear(4, 3).musa()
+static_in = torch.zeros(2, 4, device="musa")
+with torch.inference_mode():            # how vLLM and SGLang capture their decode graphs
+    g = torch.musa.MUSAGraph()
+    with torch.musa.graph(g):
+        static_out = torch.relu(lin(static_in))
+        static_out.mul_(2)
+assert static_out.is_inference()
+for seed in range(3):
+    new = torch.randn(2, 4, generator=torch.Generator().manual_seed(seed))
+    static_in.copy_(new)
+    g.replay()                          # outside inference_mode, as those servers do
+    ref = torch.relu(torch.nn.functional.linear(new, lin.weight.detach().cpu(),
+                                                lin.bias.detach().cpu())) * 2
+    assert torch.equal(static_out.cpu(), ref), (static_out.cpu(), ref)
+print("OK")
+'''
+
+
+def test_graph_captured_under_inference_mode_replays_outside_it(sim):
+    assert sim(INFERENCE).stdout.strip().endswith("OK")

@@ -32,6 +32,13 @@ try:
     res["isfinite_in_capture"] = "ok"
 except RuntimeError as e:
     res["isfinite_in_capture"] = "raises" if "capturing" in str(e) else str(e)
+g = torch.musa.MUSAGraph()
+try:
+    with torch.musa.graph(g):
+        z * z
+    res["float_mul_in_capture"] = "ok"
+except RuntimeError as e:
+    res["float_mul_in_capture"] = str(e)
 print(json.dumps(res))
 '''
 
@@ -53,13 +60,15 @@ def test_release_2_7_1(sim):
     r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1")
     assert r["version"] == "2.7.1" and r["musa"] == "4030"
     assert r["mm_out_dtype_ok"] in (True, None), "mm out_dtype is fine on 2.7.1"
-    # No evidenced defect on 2.7.1: log_ goes through muDNN (takes Double), isfinite is composite.
+    # log_ goes through muDNN (takes Double) on 2.7.1; the composite isfinite's bool mul
+    # blocks on every release (seed README fix table).
     assert r["log_f64"] == "ok" and r["log_f32"]
-    assert r["isfinite_in_capture"] == "ok"
+    assert r["isfinite_in_capture"] == "raises" and r["float_mul_in_capture"] == "ok"
     assert r["acc_mem"] != True, "torch.accelerator memory APIs are broken before 2.11.0.post2"  # noqa: E712
-    # The switches still turn both on, for tests of the fixes.
-    r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1", TORCHADA_SIM_DEFECTS="+log_f64_inplace,+blocking_isfinite")
-    assert "not implemented for 'Double'" in r["log_f64"] and r["isfinite_in_capture"] == "raises"
+    # The switches turn them on and off, for tests of the fixes.
+    r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1",
+              TORCHADA_SIM_DEFECTS="+log_f64_inplace,-blocking_bool_mul")
+    assert "not implemented for 'Double'" in r["log_f64"] and r["isfinite_in_capture"] == "ok"
 
 
 def test_release_2_11_0_post1(sim):

@@ -65,7 +65,12 @@ AREAS = (
                     "exact-integer probe finds it right, else float32 accumulation",
                     versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
                     evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
-                    "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),)),
+                    "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),
+                Fix("isfinite_async", "isfinite on float16/bfloat16/float32/float64 as abs() < "
+                    "inf (no host wait; other dtypes keep ATen's composite)",
+                    evidence="seed fix table, every release: ATen's composite isfinite "
+                    "multiplies two bool masks, and that mul blocks the host until the "
+                    "device queue drains (so isfinite also fails in graph capture)"),)),
     Area("inductor_cache", ("torch._inductor.codecache",), "Inductor's system cache key "
          "(CacheBase.get_system) from the MUSA device instead of ROCm's gcnArchName",
          versions=(("torch", ">=2.7"),)),

@@ -2,12 +2,13 @@
 
 CUDA APIs made to work (on the releases each unit's gate names; manifest rows):
 ``Tensor.log_`` / ``torch.log_`` on float64 musa tensors (``log_f64_inplace``), and
-``torch.mm`` / ``torch.bmm`` with ``out_dtype=`` (``mm_out_dtype``). Each unit replaces the
+``torch.mm`` / ``torch.bmm`` with ``out_dtype=`` (``mm_out_dtype``), ``torch.isfinite`` /
+``Tensor.isfinite`` without a host wait (``isfinite_async``). Each unit replaces the
 PrivateUse1 kernel only (``_kit.kernels``): CPU and other devices never reach it, and a
 release outside the unit's range installs nothing.
 
 torch_musa APIs relied on: its PrivateUse1 kernels for aten::log_, aten::log,
-aten::mm.dtype, aten::bmm.dtype; torch.musa.is_current_stream_capturing.
+aten::mm.dtype, aten::bmm.dtype, aten::abs, aten::lt; torch.musa.is_current_stream_capturing.
 """
 import threading
 
@@ -25,6 +26,22 @@ def _log_inplace(torch, native):
         return native.call_boxed(keyset, self)
 
     return log_
+
+
+def _isfinite(torch):
+    """isfinite on musa floating tensors as one comparison, ``abs() < inf`` (NaN compares
+    False), instead of ATen's composite, whose bool ``mul`` waits for the device. Other
+    dtypes run ATen's composite itself (``decompose``), exactly as without the fix."""
+    floats = frozenset((torch.float16, torch.bfloat16, torch.float32, torch.float64))
+    composite = torch.ops.aten.isfinite.default.decompose
+    inf = float("inf")
+
+    def isfinite(self):
+        if self.dtype in floats:
+            return self.abs() < inf
+        return composite(self)
+
+    return isfinite
 
 
 class OutDtypeMatmul:
@@ -86,6 +103,13 @@ def apply(journal):
         ctx.note("log_f64_inplace: float64 log_ as out-of-place log written back"
                  + ("" if native is not None else "; every dtype (torch < 2.9 has no "
                     "torch.library.get_kernel to reach the native kernel)"))
+    if journal.fix_enabled("isfinite_async"):  # gate: manifest row, fix "isfinite_async"
+        # isfinite is CompositeImplicitAutograd: the autograd key is reached first, and
+        # PrivateUse1 itself when autograd is off (inference_mode), so both get the kernel.
+        kernel = _isfinite(torch)
+        for key in ("AutogradPrivateUse1", "PrivateUse1"):
+            kernels.override(ctx, "isfinite", kernel, key=key)
+        ctx.note("isfinite_async: float16/bfloat16/float32/float64 as abs() < inf")
     if journal.fix_enabled("mm_out_dtype"):  # gate: manifest row, fix "mm_out_dtype"
         if not kernels.has_overload("mm", "dtype"):
             ctx.note("mm_out_dtype: nothing to fix (this torch has no mm(out_dtype=))")

@@ -32,9 +32,10 @@ DEFECTS = {
     # About 2048 live graph executables per process: a driver limit, so every release.
     # Evidence: issue 10 (the serving-depth limit it describes).
     "graph_exec_cap": lambda v: True,
-    # isfinite synchronising the device.  No release evidenced: in 2.7.1 isfinite is the
-    # ATen composite (issue 06).  Off unless switched on.
-    "blocking_isfinite": lambda v: False,
+    # mul of two bool tensors blocks the host until the device queue drains, so ATen's
+    # composite isfinite (which multiplies two bool masks) cannot run in graph capture.
+    # Evidence: the seed README's fix table ("always", every release).
+    "blocking_bool_mul": lambda v: True,
 }
 
 # The public torch_musa 2.7.1 runs on torch 2.7.1; on another torch series the simulated

@@ -1232,7 +1232,25 @@ at::Tensor bmm_out_dtype_batch0(const at::Tensor& self, const at::Tensor& mat2, 
 }
 #endif
 
+// blocking_bool_mul: mul of two bool tensors blocks the host until the device queue drains
+// (seed README fix table, every release: the boolean mul inside ATen's composite isfinite,
+// aten/src/ATen/native/TensorCompare.cpp).  Modelled as the wait the driver refuses during
+// graph capture; whether other dtypes' mul blocks is unknown (not modelled).
+void mul_bool_blocking(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& self = (*stack)[stack->size() - 2];
+  const auto& other = (*stack)[stack->size() - 1];
+  if (self.isTensor() && other.isTensor() && self.toTensor().scalar_type() == at::kBool &&
+      other.toTensor().scalar_type() == at::kBool) {
+    check_not_capturing("mul of two bool tensors, which blocks the host on this release");
+  }
+  run_on_cpu(op, op, stack);
+}
+
 bool install_kernels(std::string which) {
+  if (which == "blocking_bool_mul") {
+    kernel_library().impl("mul.Tensor", torch::CppFunction::makeFromBoxedFunction<&mul_bool_blocking>());
+    return true;
+  }
   if (which == "log_f64_inplace") {
     kernel_library().impl("log_", TORCH_FN(log_inplace_no_double));
     return true;

@@ -6,23 +6,6 @@ import torch
 
 from torchada.testing._simconfig import config
 
-_lib = None
-
-
-def _library():
-    global _lib
-    if _lib is None:
-        _lib = torch.library.Library("aten", "IMPL")
-    return _lib
-
-
-def _isfinite_blocking(self):
-    from torch_musa import _MUSAC
-
-    _MUSAC._check_not_capturing("torch.isfinite (blocking on this release)")
-    _MUSAC._musa_synchronize()
-    return (self == self) & (self.abs() != float("inf"))
-
 
 def install():
     cfg = config()
@@ -34,8 +17,5 @@ def install():
             "mm_out_dtype_defect" if cfg.has("mm_out_dtype") else "mm_out_dtype")
     if cfg.has("log_f64_inplace"):
         torch.ops.musa_sim.install_kernels("log_f64_inplace")
-    if cfg.has("blocking_isfinite"):
-        # isfinite is CompositeImplicitAutograd: on torch 2.7 the autograd key is where a
-        # backend kernel must sit to be reached at all (its output is bool, never differentiated).
-        _library().impl("isfinite", _isfinite_blocking, "PrivateUse1")
-        _library().impl("isfinite", _isfinite_blocking, "AutogradPrivateUse1")
+    if cfg.has("blocking_bool_mul"):
+        torch.ops.musa_sim.install_kernels("blocking_bool_mul")

@@ -63,6 +63,9 @@ def _write_back(old, new):
         if (old.untyped_storage().data_ptr() == new.untyped_storage().data_ptr()
                 and old.storage_offset() == new.storage_offset() and old.stride() == new.stride()):
             return
+        if old.is_inference():  # inference tensors have no version counter to keep
+            old.copy_(new)
+            return
         with torch.autograd._unsafe_preserve_version_counter(old):
             old.detach().copy_(new)
     elif isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
@@ -136,7 +139,10 @@ class _MUSAGraph:
         # CUDAGraph::replay checks has_graph_exec_, not the template.
         if not self._exec:
             raise RuntimeError("Called MUSAGraph::replay without a preceding successful capture.")
-        with torch.no_grad():
+        # A device replay writes memory whatever autograd thinks of the tensors; a graph
+        # captured under inference_mode (vLLM, SGLang) holds inference tensors, which only
+        # accept in-place writes inside inference_mode (normal tensors accept them there too).
+        with torch.inference_mode():
             for func, args, kwargs, out in self._calls:
                 _write_back(out, func(*args, **kwargs))
 
