@@ -1,9 +1,11 @@
 """Per-call cost of the operator fix units (issue 11) on the simulated device.
 
 Interleaved rounds in one child each (TORCHADA_SIMULATE_MUSA=1, torch_musa label chosen):
-  log_  : float32 musa ``Tensor.log_`` (the fix forwards non-float64 to the native kernel)
-          with the fix installed (2.11.0.post1) vs torchada's operator_fixes disabled, same
-          release; and CPU float64 log_ in both (goal: +0, the fix is PrivateUse1 only);
+  log_  : float32 musa ``Tensor.log_`` with the fixes installed (2.11.0.post1: the compiled
+          cpp_overrides kernel, built before timing) vs torchada's operator_fixes disabled,
+          same release; and CPU float64 log_ in both (goal: +0, the fix is PrivateUse1 only);
+  log / multinomial : out-of-place ``torch.log`` and ``torch.multinomial(w, 4,
+          replacement=True)`` on musa: the compiled kernels vs torch_musa's (the simulator's);
   mm    : ``torch.mm(out_dtype=float32)`` on 2.11.0.post1 with the defect off (the probe finds
           the kernels healthy and forwards) vs operator_fixes disabled;
   isfinite : ``torch.isfinite`` on a float32 musa tensor (the fix: abs() < inf, one Python
@@ -36,15 +38,20 @@ def per_call(fn):
     for _ in range(calls):
         fn()
     return (time.perf_counter() - t) / calls * 1e9
-out = {"log_musa_f32": [], "log_cpu_f64": [], "mm": [], "isfinite_musa_f32": [],
+out = {"log_musa_f32": [], "log_cpu_f64": [], "mm": [], "log_out_musa_f32": [],
+       "multinomial_musa": [], "isfinite_musa_f32": [],
        "isfinite_musa_i32": [], "isfinite_cpu_f32": []}
 xi = torch.arange(16, dtype=torch.int32, device="cuda")
 xc = torch.rand(16)
+w = torch.rand(4, 16, device="cuda")
+torch.log(x); x.log_().exp_(); torch.multinomial(w, 4, replacement=True)  # build / load first
 mm = hasattr(torch.ops.aten.mm, "dtype")
 a = torch.ones(4, 4, dtype=torch.bfloat16, device="cuda")
 for _ in range(rounds):
     out["log_musa_f32"].append(per_call(lambda: x.log_().exp_()))
     out["log_cpu_f64"].append(per_call(lambda: c.log_().exp_()))
+    out["log_out_musa_f32"].append(per_call(lambda: torch.log(x)))
+    out["multinomial_musa"].append(per_call(lambda: torch.multinomial(w, 4, replacement=True)))
     out["isfinite_musa_f32"].append(per_call(lambda: torch.isfinite(x)))
     out["isfinite_musa_i32"].append(per_call(lambda: torch.isfinite(xi)))
     out["isfinite_cpu_f32"].append(per_call(lambda: torch.isfinite(xc)))

@@ -11,7 +11,8 @@ from torchada._core.manifest import BEFORE_BACKEND, Area, Fix
 ACCELERATOR_MEMORY_FIXED_IN = "2.11.0.post2"
 LOG_F64_FIXED_IN = "2.11.0.post2"      # issue 11's range for the float64 log_ fix
 MM_OUT_DTYPE_FIXED_IN = "2.13.0"       # issue 11: the out_dtype matmul fix's upper bound
-HEURISTICS_FIXED_IN = "2.11.0.post2"   # torch_musa registers musa template heuristics from here
+HEURISTICS_FIXED_IN = "2.11.0.post2"
+CPP_OVERRIDES_FIXED_IN = "2.11.0.post2"  # seed fix table: compiled log / log_ / multinomial   # torch_musa registers musa template heuristics from here
 
 AREAS = (
     Area("devices", ("torch",), "device strings and ordinals: torch.device, factories, "
@@ -66,6 +67,12 @@ AREAS = (
                     versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
                     evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
                     "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),
+                Fix("cpp_overrides", "log / log_ / multinomial as compiled PrivateUse1 kernels "
+                    "(built at the first call; capture-safe; TORCHADA_DISABLE_OP_OVERRIDE_<op>)",
+                    versions=(("torch_musa", "<" + CPP_OVERRIDES_FIXED_IN),),
+                    evidence="seed fix table: releases before 2.11.0.post2 need compiled "
+                    "multinomial / log / log_ overrides, replay-safe under graph capture; "
+                    "what exactly fails in torch_musa's own kernels is not stated (unknown)"),
                 Fix("isfinite_async", "isfinite on float16/bfloat16/float32/float64 as abs() < "
                     "inf (no host wait; other dtypes keep ATen's composite)",
                     evidence="seed fix table, every release: ATen's composite isfinite "
@@ -150,7 +157,8 @@ def fixes_markdown():
             versions = dict(fix.versions)
             lines.append("| `%s.%s` | %s | %s | %s | %s |" % (
                 area.name, fix.name, versions.get("torch_musa", "any"),
-                "armed (counts as lowest)" if fix.unknown_version_arms else "skipped",
+                "armed (counts as lowest)" if fix.unknown_version_arms else
+                "skipped" if "torch_musa" in versions else "-",
                 fix.doc, fix.evidence or "-"))
     return "\n".join(lines + OPERATOR_FIXES_NOTES) + "\n"
 
@@ -169,10 +177,28 @@ OPERATOR_FIXES_NOTES = [
     "  Calls inside a capture before the probe are emulated. A torch without `out_dtype=`",
     "  (< 2.9), or a torch_musa without the kernels, gets nothing installed: calls keep",
     "  raising as they do.",
+    "* `isfinite_async`: kernels for `aten::isfinite` at AutogradPrivateUse1 (reached first)",
+    "  and PrivateUse1 (reached under `inference_mode`). float16 / bfloat16 / float32 /",
+    "  float64 tensors get `abs() < inf` (one comparison; NaN compares False); every other",
+    "  dtype runs ATen's composite itself (`OpOverload.decompose`). Scriptable (the",
+    "  dispatcher picks it), and a compiled graph records `abs` / `lt`, nothing of torchada.",
+    "* `cpp_overrides`: a Python trampoline per op until the first call, which builds the",
+    "  extension in `torchada/areas/_op_overrides/csrc` once per machine (the kit's native",
+    "  builder: the shared flock, so a killed build never blocks and concurrent first calls",
+    "  compile once), loads it, and lets its C++ kernels replace the trampolines. A failed",
+    "  build warns once, gives the ops back to torch_musa and installs the Python",
+    "  `log_f64_inplace` kernel where that unit's gate passed. `op_overrides.cpp` (argument",
+    "  checks, output shapes, the call log, registration) is shared by both devices and",
+    "  tested here; `kernels_sim.cpp` holds the simulator's bodies; the device bodies in",
+    "  `kernels_musa.mu` (and its torch_musa header paths) can only be checked on hardware.",
+    "  multinomial reads nothing on the host (torch's own checks the probabilities with",
+    "  `.item()`, which capture refuses) and advances the generator per call, so a replay",
+    "  draws fresh samples; invalid weights (negative, NaN, inf) count as zero instead of",
+    "  raising.",
     "* Tested on the simulator with the defect of the named release on (the fix acts), off",
     "  (it forwards) and on fixed releases (nothing installed):",
-    "  `tests/areas/operator_fixes/`. Only the numbers of torch_musa's own kernels are",
-    "  hardware's to show; the fixes themselves are Python kernels and run as tested.",
+    "  `tests/areas/operator_fixes/`. Only the numbers of torch_musa's own kernels and the",
+    "  device bodies of `kernels_musa.mu` are hardware's to show.",
 ]
 
 

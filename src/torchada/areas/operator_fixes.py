@@ -3,7 +3,9 @@
 CUDA APIs made to work (on the releases each unit's gate names; manifest rows):
 ``Tensor.log_`` / ``torch.log_`` on float64 musa tensors (``log_f64_inplace``), and
 ``torch.mm`` / ``torch.bmm`` with ``out_dtype=`` (``mm_out_dtype``), ``torch.isfinite`` /
-``Tensor.isfinite`` without a host wait (``isfinite_async``). Each unit replaces the
+``Tensor.isfinite`` without a host wait (``isfinite_async``), and ``log`` / ``log_`` /
+``multinomial`` as compiled kernels (``cpp_overrides``, torchada/areas/_op_overrides). Each
+unit replaces the
 PrivateUse1 kernel only (``_kit.kernels``): CPU and other devices never reach it, and a
 release outside the unit's range installs nothing.
 
@@ -93,16 +95,48 @@ class OutDtypeMatmul:
         return matmul
 
 
+def _install_log_f64(ctx):
+    kernels = _kit.kernels
+    native = kernels.native_kernel("aten::log_", "PrivateUse1")
+    kernels.override(ctx, "log_", _log_inplace(ctx.torch, native), with_keyset=True)
+    ctx.note("log_f64_inplace: float64 log_ as out-of-place log written back"
+             + ("" if native is not None else "; every dtype (torch < 2.9 has no "
+                "torch.library.get_kernel to reach the native kernel)"))
+
+
+def _compiled_overrides(ctx, journal):
+    """Fix unit cpp_overrides: trampolines now, the compiled kernels at the first call."""
+    if not journal.fix_enabled("cpp_overrides"):  # gate: manifest row, fix "cpp_overrides"
+        return None
+    from torchada.areas import _op_overrides
+
+    ops = _op_overrides.enabled_ops()
+    if not ops:
+        ctx.note("cpp_overrides: every op left to torch_musa (%s<op>=1)"
+                 % _op_overrides.DISABLE_PREFIX)
+        return None
+    fallback = (lambda: _install_log_f64(ctx)) if journal.fix_enabled("log_f64_inplace") \
+        else (lambda: None)
+    cpp = _op_overrides.CompiledOverrides(ctx.torch, ops, fallback)
+    cpp.install()
+    journal.writes += 1
+    journal.on_revert(cpp.revert)
+    _COMPILED[:] = [cpp]
+    journal.on_revert(_COMPILED.clear)
+    return cpp
+
+
 def apply(journal):
     ctx = _kit.context(journal, __name__)
     torch = ctx.torch
     kernels = _kit.kernels
+    cpp = _compiled_overrides(ctx, journal)
     if journal.fix_enabled("log_f64_inplace"):  # gate: manifest row, fix "log_f64_inplace"
-        native = kernels.native_kernel("aten::log_", "PrivateUse1")
-        kernels.override(ctx, "log_", _log_inplace(torch, native), with_keyset=True)
-        ctx.note("log_f64_inplace: float64 log_ as out-of-place log written back"
-                 + ("" if native is not None else "; every dtype (torch < 2.9 has no "
-                    "torch.library.get_kernel to reach the native kernel)"))
+        if cpp is not None and "log_" in cpp.ops:
+            ctx.note("log_f64_inplace: log_ is compiled by cpp_overrides (this unit is its "
+                     "fallback if the build fails)")
+        else:
+            _install_log_f64(ctx)
     if journal.fix_enabled("isfinite_async"):  # gate: manifest row, fix "isfinite_async"
         # isfinite is CompositeImplicitAutograd: the autograd key is reached first, and
         # PrivateUse1 itself when autograd is off (inference_mode), so both get the kernel.
@@ -125,14 +159,17 @@ def apply(journal):
             ctx.journal.on_revert(_ACTIVE.clear)
 
 
-_ACTIVE = []
+_ACTIVE = []     # the mm_out_dtype fix, for status
+_COMPILED = []   # the cpp_overrides unit, for status
 
 
 def status_note():
-    if not _ACTIVE:
-        return None
-    healthy = _ACTIVE[0].healthy
-    return "mm_out_dtype: %s" % {None: "probe at the first call outside capture",
-                                 True: "native kernels healthy (forwarded)",
-                                 False: "native kernels wrong or unreachable (emulated in "
-                                        "float32)"}[healthy]
+    notes = []
+    if _ACTIVE:
+        notes.append("mm_out_dtype: %s" % {
+            None: "probe at the first call outside capture",
+            True: "native kernels healthy (forwarded)",
+            False: "native kernels wrong or unreachable (emulated in float32)"}[_ACTIVE[0].healthy])
+    if _COMPILED:
+        notes.append("cpp_overrides: %s" % _COMPILED[0].state)
+    return "; ".join(notes) or None

@@ -12,11 +12,9 @@ import threading
 import time
 import weakref
 
+from torchada.areas._kit.native import NativeUnavailable  # re-exported for the graph area
+
 logger = logging.getLogger("torchada")
-
-
-class NativeUnavailable(RuntimeError):
-    """The free-executable primitive could not be built or loaded (the reason is the text)."""
 
 
 class Rotation:

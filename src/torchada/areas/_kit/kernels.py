@@ -48,8 +48,13 @@ def override(ctx, op_name, kernel, key="PrivateUse1", with_keyset=False):
 
     library = torch.library.Library("aten", "IMPL")
     ctx.journal.on_revert(library._destroy)
+    register(library, op_name, kernel, key, with_keyset)
+    ctx.journal.writes += 1
+    return library
+
+
+def register(library, op_name, kernel, key="PrivateUse1", with_keyset=False):
+    """``library.impl`` without torch's warning that a kernel replaces another."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_OVERRIDE_WARNING.pattern, category=UserWarning)
         library.impl(op_name, kernel, key, with_keyset=with_keyset)
-    ctx.journal.writes += 1
-    return library

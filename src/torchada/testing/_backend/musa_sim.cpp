@@ -910,6 +910,21 @@ void syncing_op(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   run_on_cpu(op, op, stack);
 }
 
+// aten::multinomial: torch's function (aten/src/ATen/native/Distributions.cpp, multinomial)
+// checks the probabilities with .item() when sampling without replacement or one sample,
+// which waits for the device, so CUDA graph capture refuses it; the with-replacement path
+// launches a kernel only.  torch_musa's kernel for it is unknown; modelled as the same ATen
+// function (CUDA's behaviour).
+void multinomial_musa(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const size_t base = stack->size() - op.schema().arguments().size();
+  const int64_t samples = (*stack)[base + 1].toInt();
+  const bool replacement = (*stack)[base + 2].toBool();
+  if (!replacement || samples == 1) {
+    check_not_capturing("multinomial's probability check (.item())");
+  }
+  run_on_cpu(op, op, stack);
+}
+
 // native_dropout has no generator argument, so the CPU kernel would draw from the CPU
 // generator; the device kernel draws from the device's own (aten/src/ATen/native/cuda/
 // Dropout.cu for CUDA).  Same arithmetic as native_dropout_cpu (native/Dropout.cpp).
@@ -927,6 +942,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout_musa(const at::Tensor& input, 
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout", native_dropout_musa);
+  m.impl("multinomial", torch::CppFunction::makeFromBoxedFunction<&multinomial_musa>());
   m.impl("nonzero", torch::CppFunction::makeFromBoxedFunction<&syncing_op>());
   m.impl("masked_select", torch::CppFunction::makeFromBoxedFunction<&syncing_op>());
   m.impl("empty.memory_format", empty_memory_format);

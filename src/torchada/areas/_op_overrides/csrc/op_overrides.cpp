@@ -1,0 +1,119 @@
+// torchada's compiled operator overrides for torch_musa releases below 2.11.0.post2:
+// PrivateUse1 kernels for aten::log, aten::log_ and aten::multinomial (seed fix table).
+// This file is device-independent: argument checks, output shapes, the call log, and the
+// registration, which Python asks for per op (TORCHADA_DISABLE_OP_OVERRIDE_<op> leaves an
+// op to torch_musa) and can undo (the area's revert).  No kernel reads device memory on the
+// host, so each is safe inside graph capture; multinomial's randomness advances with every
+// call (kernels.h), so replays draw fresh samples.
+#include <torch/extension.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "kernels.h"
+
+namespace {
+
+bool g_debug = false;  // TORCHADA_DEBUG_CPP_OPS=1
+std::vector<std::unique_ptr<torch::Library>> g_libraries;
+
+void trace(const char* op, const at::Tensor& t) {
+  if (g_debug) {
+    std::fprintf(stderr, "torchada cpp op: %s(%s[%lld]) on %s\n", op,
+                 c10::toString(t.scalar_type()), static_cast<long long>(t.numel()),
+                 t.device().str().c_str());
+  }
+}
+
+bool is_real_floating(const at::Tensor& t) {
+  return at::isFloatingType(t.scalar_type());
+}
+
+at::Tensor log_kernel(const at::Tensor& self) {
+  trace("log", self);
+  if (self.is_complex()) {  // log z = log|z| + i arg z (the real log below does the work)
+    return at::complex(at::log(at::abs(self)), at::angle(self));
+  }
+  // Integers and bool promote to the default floating dtype, as torch's log does.
+  at::Tensor src = is_real_floating(self) ? self : self.to(at::typeMetaToScalarType(at::get_default_dtype()));
+  src = src.contiguous();
+  at::Tensor out = at::empty_like(src, at::MemoryFormat::Contiguous);
+  if (out.numel() > 0) torchada_ops::launch_log(src, out);
+  return out;
+}
+
+at::Tensor& log_inplace_kernel(at::Tensor& self) {
+  trace("log_", self);
+  if (!is_real_floating(self)) {  // complex; integers get torch's cast error
+    at::Tensor out = log_kernel(self);
+    TORCH_CHECK(at::canCast(out.scalar_type(), self.scalar_type()), "result type ",
+                out.scalar_type(), " can't be cast to the desired output type ", self.scalar_type());
+    return self.copy_(out);
+  }
+  if (self.numel() == 0) return self;
+  if (self.is_contiguous()) {
+    torchada_ops::launch_log(self, self);
+    return self;
+  }
+  at::Tensor tmp = self.contiguous();
+  torchada_ops::launch_log(tmp, tmp);
+  return self.copy_(tmp);
+}
+
+at::Tensor multinomial_kernel(const at::Tensor& self, int64_t samples, bool replacement,
+                              std::optional<at::Generator> gen) {
+  trace("multinomial", self);
+  // The checks torch makes without reading the tensor (aten/src/ATen/native/Distributions.cpp);
+  // the value checks there need a host wait, which is what this override avoids.
+  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "prob_dist must be 1 or 2 dim");
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()),
+              "multinomial only supports floating-point dtypes for input, got: ", self.scalar_type());
+  TORCH_CHECK(samples > 0, "cannot sample n_sample <= 0 samples");
+  const int64_t categories = self.size(-1);
+  TORCH_CHECK(replacement || samples <= categories,
+              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  TORCH_CHECK(categories <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
+  at::Tensor weights = (self.dim() == 1 ? self.unsqueeze(0) : self).contiguous();
+  at::Tensor out = at::empty({weights.size(0), samples}, self.options().dtype(at::kLong));
+  if (weights.size(0) > 0) {
+    torchada_ops::launch_multinomial(weights, samples, replacement, gen, out);
+  }
+  return self.dim() == 1 ? out.squeeze(0) : out;
+}
+
+// Registers the named ops (each in its own library, so one can be left out); returns the
+// names registered.
+std::vector<std::string> install(const std::vector<std::string>& ops, bool debug) {
+  g_debug = debug;
+  std::vector<std::string> done;
+  for (const auto& op : ops) {
+    auto lib = std::make_unique<torch::Library>(
+        torch::Library::IMPL, "aten", std::optional<c10::DispatchKey>(c10::DispatchKey::PrivateUse1),
+        __FILE__, __LINE__);
+    if (op == "log") {
+      lib->impl("log", TORCH_FN(log_kernel));
+    } else if (op == "log_") {
+      lib->impl("log_", TORCH_FN(log_inplace_kernel));
+    } else if (op == "multinomial") {
+      lib->impl("multinomial", TORCH_FN(multinomial_kernel));
+    } else {
+      continue;
+    }
+    g_libraries.push_back(std::move(lib));
+    done.push_back(op);
+  }
+  return done;
+}
+
+// Drops every registration: torch_musa's own kernels answer again.
+void uninstall() {
+  g_libraries.clear();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("install", &install, "register the named overrides for PrivateUse1");
+  m.def("uninstall", &uninstall, "drop every registration made by install");
+}
