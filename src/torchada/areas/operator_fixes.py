@@ -52,13 +52,15 @@ class OutDtypeMatmul:
 
     The probe runs once per process, on the first call made outside graph capture, with
     exact-integer operands (so any right kernel gives the same bits); calls before it, and
-    inside a capture, are emulated. ``healthy`` is None until decided."""
+    inside a capture, are emulated. ``healthy`` is None until decided; once the native
+    kernels are found right the override is removed, and they are called directly."""
 
     def __init__(self, torch, native_mm, native_bmm):
         self.torch = torch
         self.native = {"mm": native_mm, "bmm": native_bmm}
         self.healthy = None if native_mm is not None and native_bmm is not None else False
         self._lock = threading.Lock()
+        self.on_healthy = None  # called once when the probe finds the native kernels right
 
     def _capturing(self):
         return bool(self.torch.musa.is_current_stream_capturing())
@@ -81,6 +83,8 @@ class OutDtypeMatmul:
         with self._lock:
             if self.healthy is None:
                 self.healthy = self._probe(keyset, device)
+                if self.healthy and self.on_healthy is not None:
+                    self.on_healthy()
         return self.healthy
 
     def kernel(self, name):
@@ -104,33 +108,42 @@ def _install_log_f64(ctx):
                 "torch.library.get_kernel to reach the native kernel)"))
 
 
-def _compiled_overrides(ctx, journal):
-    """Fix unit cpp_overrides: trampolines now, the compiled kernels at the first call."""
-    if not journal.fix_enabled("cpp_overrides"):  # gate: manifest row, fix "cpp_overrides"
-        return None
+def _compile(ctx, journal, unit, ops, fallback, fallback_text):
+    """``ops`` (those not switched off by TORCHADA_DISABLE_OP_OVERRIDE_<op>) as compiled
+    kernels from the first call on; None when every op is switched off."""
     from torchada.areas import _op_overrides
 
-    ops = _op_overrides.enabled_ops()
+    ops = tuple(op for op in ops if op in _op_overrides.enabled_ops())
     if not ops:
-        ctx.note("cpp_overrides: every op left to torch_musa (%s<op>=1)"
-                 % _op_overrides.DISABLE_PREFIX)
         return None
-    fallback = (lambda: _install_log_f64(ctx)) if journal.fix_enabled("log_f64_inplace") \
-        else (lambda: None)
-    cpp = _op_overrides.CompiledOverrides(ctx.torch, ops, fallback)
+    cpp = _op_overrides.CompiledOverrides(ctx.torch, ops, fallback, fallback_text)
     cpp.install()
     journal.writes += 1
     journal.on_revert(cpp.revert)
-    _COMPILED[:] = [cpp]
-    journal.on_revert(_COMPILED.clear)
+    _COMPILED[unit] = cpp
+    journal.on_revert(lambda: _COMPILED.pop(unit, None))
     return cpp
+
+
+def _install_isfinite(ctx):
+    kernel = _isfinite(ctx.torch)
+    for key in ("AutogradPrivateUse1", "PrivateUse1"):
+        _kit.kernels.override(ctx, "isfinite", kernel, key=key)
 
 
 def apply(journal):
     ctx = _kit.context(journal, __name__)
     torch = ctx.torch
     kernels = _kit.kernels
-    cpp = _compiled_overrides(ctx, journal)
+    cpp = None
+    if journal.fix_enabled("cpp_overrides"):  # gate: manifest row, fix "cpp_overrides"
+        log_fix = journal.fix_enabled("log_f64_inplace")
+        cpp = _compile(ctx, journal, "cpp_overrides", ("log", "log_", "multinomial"),
+                       (lambda: _install_log_f64(ctx)) if log_fix else (lambda: None),
+                       "log / log_ / multinomial use torch_musa's kernels"
+                       + (" (float64 log_: the Python log_f64_inplace kernel)" if log_fix else ""))
+        if cpp is None:
+            ctx.note("cpp_overrides: every op left to torch_musa")
     if journal.fix_enabled("log_f64_inplace"):  # gate: manifest row, fix "log_f64_inplace"
         if cpp is not None and "log_" in cpp.ops:
             ctx.note("log_f64_inplace: log_ is compiled by cpp_overrides (this unit is its "
@@ -138,12 +151,13 @@ def apply(journal):
         else:
             _install_log_f64(ctx)
     if journal.fix_enabled("isfinite_async"):  # gate: manifest row, fix "isfinite_async"
-        # isfinite is CompositeImplicitAutograd: the autograd key is reached first, and
-        # PrivateUse1 itself when autograd is off (inference_mode), so both get the kernel.
-        kernel = _isfinite(torch)
-        for key in ("AutogradPrivateUse1", "PrivateUse1"):
-            kernels.override(ctx, "isfinite", kernel, key=key)
-        ctx.note("isfinite_async: float16/bfloat16/float32/float64 as abs() < inf")
+        # Compiled from the first call on (a Python kernel costs microseconds a call); the
+        # Python kernel where the build fails or TORCHADA_DISABLE_OP_OVERRIDE_isfinite=1.
+        if _compile(ctx, journal, "isfinite_async", ("isfinite",), lambda: _install_isfinite(ctx),
+                    "isfinite uses torchada's Python kernel") is None:
+            _install_isfinite(ctx)
+            ctx.note("isfinite_async: Python kernel (float16/bfloat16/float32/float64 as "
+                     "abs() < inf)")
     if journal.fix_enabled("mm_out_dtype"):  # gate: manifest row, fix "mm_out_dtype"
         if not kernels.has_overload("mm", "dtype"):
             ctx.note("mm_out_dtype: nothing to fix (this torch has no mm(out_dtype=))")
@@ -153,14 +167,16 @@ def apply(journal):
         else:
             fix = OutDtypeMatmul(torch, kernels.native_kernel("aten::mm.dtype"),
                                  kernels.native_kernel("aten::bmm.dtype"))
-            kernels.override(ctx, "mm.dtype", fix.kernel("mm"), with_keyset=True)
-            kernels.override(ctx, "bmm.dtype", fix.kernel("bmm"), with_keyset=True)
+            libraries = [kernels.override(ctx, "mm.dtype", fix.kernel("mm"), with_keyset=True),
+                         kernels.override(ctx, "bmm.dtype", fix.kernel("bmm"), with_keyset=True)]
+            # Healthy kernels: step out of the way, so later calls cost nothing extra.
+            fix.on_healthy = lambda: [library._destroy() for library in libraries]
             _ACTIVE[:] = [fix]
             ctx.journal.on_revert(_ACTIVE.clear)
 
 
 _ACTIVE = []     # the mm_out_dtype fix, for status
-_COMPILED = []   # the cpp_overrides unit, for status
+_COMPILED = {}   # unit -> its CompiledOverrides, for status
 
 
 def status_note():
@@ -168,8 +184,8 @@ def status_note():
     if _ACTIVE:
         notes.append("mm_out_dtype: %s" % {
             None: "probe at the first call outside capture",
-            True: "native kernels healthy (forwarded)",
+            True: "native kernels healthy (override removed)",
             False: "native kernels wrong or unreachable (emulated in float32)"}[_ACTIVE[0].healthy])
-    if _COMPILED:
-        notes.append("cpp_overrides: %s" % _COMPILED[0].state)
+    for unit, cpp in sorted(_COMPILED.items()):
+        notes.append("%s: %s" % (unit, cpp.state))
     return "; ".join(notes) or None

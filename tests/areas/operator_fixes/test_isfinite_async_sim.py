@@ -121,7 +121,17 @@ def test_scripted_and_compiled_calls_equal_the_cpu(tmp_path):
     assert out == {"script": True, "eager": True, "aot_eager": True}
 
 
-def test_status_names_the_unit():
-    proc = run_sim("print(torchada.status())")
+def test_status_names_the_unit_and_the_compiled_kernel():
+    proc = run_sim("torch.isfinite(torch.ones(1, device='cuda'))\nprint(torchada.status())")
     line = [l for l in proc.stdout.splitlines() if "operator_fixes.isfinite_async" in l]
     assert line and "applied" in line[0]
+    assert "isfinite_async: compiled: isfinite" in proc.stdout
+
+
+def test_python_kernel_where_the_compiled_one_is_switched_off():
+    out = last_json(run_sim(CAPTURE, TORCHADA_DISABLE_OP_OVERRIDE_isfinite="1"))
+    assert out == {"grad": True, "inference": True}
+    values = last_json(run_sim(VALUES, TORCHADA_DISABLE_OP_OVERRIDE_isfinite="1"))
+    assert all(v in (True, [True, True, True]) for v in values.values()), values
+    trace = last_json(run_sim(TRACE, TORCHADA_DISABLE_OP_OVERRIDE_isfinite="1"))
+    assert trace["musa"] == ["abs", "lt"] and trace["musa_int"] == ["ones_like"]

@@ -1,9 +1,11 @@
-"""The compiled operator overrides (fix unit ``operator_fixes.cpp_overrides``).
+"""The compiled operator overrides (fix units ``operator_fixes.cpp_overrides`` and
+``operator_fixes.isfinite_async``).
 
 torch_musa releases before 2.11.0.post2 lack working ``log`` / ``log_`` / ``multinomial``
 kernels (seed fix table); a small C++ extension registers PrivateUse1 kernels for them
 (``csrc/``: shared registration in op_overrides.cpp, device bodies in kernels_musa.mu, and
-kernels_sim.cpp for the simulated device). Building costs seconds once per machine and
+kernels_sim.cpp for the simulated device). The same extension carries ``isfinite`` for the
+``isfinite_async`` unit (every release), whose Python kernel is then only the fallback. Building costs seconds once per machine and
 loading costs milliseconds, so activation registers a Python trampoline per op instead;
 the first call builds (under the shared lock, through the kit's native builder) and loads
 the extension, whose C++ kernels then replace the trampolines: later calls go straight
@@ -22,7 +24,10 @@ import time
 
 from torchada.areas._kit import kernels, native
 
-OPS = ("log", "log_", "multinomial")
+OPS = ("log", "log_", "multinomial", "isfinite")
+# Dispatch keys each op's kernel sits at. isfinite is CompositeImplicitAutograd: the
+# autograd key is reached first, PrivateUse1 itself when autograd is off (inference_mode).
+KEYS = {"isfinite": ("AutogradPrivateUse1", "PrivateUse1")}
 DISABLE_PREFIX = "TORCHADA_DISABLE_OP_OVERRIDE_"
 DEBUG_VAR = "TORCHADA_DEBUG_CPP_OPS"
 CSRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csrc")
@@ -45,13 +50,29 @@ def sources():
             [os.path.join(CSRC, "kernels.h")])
 
 
+_extension = []
+_extension_lock = threading.Lock()
+
+
+def extension():
+    """The built and loaded extension, shared by every unit that uses it (one build)."""
+    with _extension_lock:
+        if not _extension:
+            srcs, headers = sources()
+            _extension.append(native.build("torchada_op_overrides", srcs,
+                                           "the compiled operator overrides", headers=headers))
+        return _extension[0]
+
+
 class CompiledOverrides:
     """Trampolines until the first call, then the extension's kernels (or the fallback)."""
 
-    def __init__(self, torch, ops, fallback):
+    def __init__(self, torch, ops, fallback, fallback_text):
         self.torch = torch
         self.ops = ops
         self.fallback = fallback          # called once if the build fails
+        self.fallback_text = fallback_text
+        self.silence = " or ".join(DISABLE_PREFIX + op + "=1" for op in ops)
         self.state = "not built (builds at the first call)"
         self.module = None
         self._libraries = []
@@ -62,12 +83,13 @@ class CompiledOverrides:
         library = self.torch.library.Library("aten", "IMPL")
         self._libraries.append(library)
         for op in self.ops:
-            kernels.register(library, op, self._trampoline(op))
+            for key in KEYS.get(op, ("PrivateUse1",)):
+                kernels.register(library, op, self._trampoline(op), key)
 
     def revert(self):
         self._drop_trampolines()
         if self.module is not None:
-            self.module.uninstall()
+            self.module.uninstall(list(self.ops))
             self.module = None
 
     def _drop_trampolines(self):
@@ -90,17 +112,13 @@ class CompiledOverrides:
             self._done = True
             started = time.perf_counter()
             try:
-                srcs, headers = sources()
-                module = native.build("torchada_op_overrides", srcs,
-                                      "the compiled operator overrides", headers=headers)
+                module = extension()
                 registered = module.install(list(self.ops), debug_enabled())
             except Exception as exc:  # no compiler, a header, a loader error
                 self._drop_trampolines()
                 self.state = "not built: %s" % exc
-                logger.warning(
-                    "torchada: %s; log / log_ / multinomial use torch_musa's kernels. Fix the "
-                    "build, or silence this with TORCHADA_DISABLE_AREAS="
-                    "operator_fixes.cpp_overrides", exc)
+                logger.warning("torchada: %s; %s. Fix the build, or silence this with %s",
+                               exc, self.fallback_text, self.silence)
                 self.fallback()
                 return
             self.module = module

@@ -1,13 +1,17 @@
-// torchada's compiled operator overrides for torch_musa releases below 2.11.0.post2:
-// PrivateUse1 kernels for aten::log, aten::log_ and aten::multinomial (seed fix table).
+// torchada's compiled operator overrides: PrivateUse1 kernels for aten::log, aten::log_
+// and aten::multinomial (torch_musa releases below 2.11.0.post2, seed fix table) and
+// aten::isfinite (every release: ATen's composite waits for the device in its bool mul).
 // This file is device-independent: argument checks, output shapes, the call log, and the
 // registration, which Python asks for per op (TORCHADA_DISABLE_OP_OVERRIDE_<op> leaves an
 // op to torch_musa) and can undo (the area's revert).  No kernel reads device memory on the
 // host, so each is safe inside graph capture; multinomial's randomness advances with every
 // call (kernels.h), so replays draw fresh samples.
 #include <torch/extension.h>
+#include <ATen/ops/isfinite_native.h>
 
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -16,7 +20,7 @@
 namespace {
 
 bool g_debug = false;  // TORCHADA_DEBUG_CPP_OPS=1
-std::vector<std::unique_ptr<torch::Library>> g_libraries;
+std::map<std::string, std::vector<std::unique_ptr<torch::Library>>> g_libraries;  // per op
 
 void trace(const char* op, const at::Tensor& t) {
   if (g_debug) {
@@ -82,38 +86,61 @@ at::Tensor multinomial_kernel(const at::Tensor& self, int64_t samples, bool repl
   return self.dim() == 1 ? out.squeeze(0) : out;
 }
 
-// Registers the named ops (each in its own library, so one can be left out); returns the
-// names registered.
+// isfinite on real floating tensors as one comparison (NaN compares False); every other
+// dtype runs ATen's composite itself, exactly as without the override.
+at::Tensor isfinite_kernel(const at::Tensor& self) {
+  trace("isfinite", self);
+  switch (self.scalar_type()) {
+    case at::kHalf:
+    case at::kBFloat16:
+    case at::kFloat:
+    case at::kDouble:
+      return at::abs(self).lt(std::numeric_limits<double>::infinity());
+    default:
+      return at::native::isfinite(self);
+  }
+}
+
+std::unique_ptr<torch::Library> library_for(c10::DispatchKey key) {
+  return std::make_unique<torch::Library>(torch::Library::IMPL, "aten",
+                                          std::optional<c10::DispatchKey>(key), __FILE__, __LINE__);
+}
+
+// Registers the named ops (each op in its own libraries, so ops come and go alone);
+// returns the names registered.
 std::vector<std::string> install(const std::vector<std::string>& ops, bool debug) {
-  g_debug = debug;
+  g_debug = g_debug || debug;
   std::vector<std::string> done;
   for (const auto& op : ops) {
-    auto lib = std::make_unique<torch::Library>(
-        torch::Library::IMPL, "aten", std::optional<c10::DispatchKey>(c10::DispatchKey::PrivateUse1),
-        __FILE__, __LINE__);
+    std::vector<std::unique_ptr<torch::Library>> libs;
+    libs.push_back(library_for(c10::DispatchKey::PrivateUse1));
     if (op == "log") {
-      lib->impl("log", TORCH_FN(log_kernel));
+      libs.back()->impl("log", TORCH_FN(log_kernel));
     } else if (op == "log_") {
-      lib->impl("log_", TORCH_FN(log_inplace_kernel));
+      libs.back()->impl("log_", TORCH_FN(log_inplace_kernel));
     } else if (op == "multinomial") {
-      lib->impl("multinomial", TORCH_FN(multinomial_kernel));
+      libs.back()->impl("multinomial", TORCH_FN(multinomial_kernel));
+    } else if (op == "isfinite") {
+      libs.back()->impl("isfinite", TORCH_FN(isfinite_kernel));
+      libs.push_back(library_for(c10::DispatchKey::AutogradPrivateUse1));
+      libs.back()->impl("isfinite", TORCH_FN(isfinite_kernel));
     } else {
       continue;
     }
-    g_libraries.push_back(std::move(lib));
+    g_libraries[op] = std::move(libs);
     done.push_back(op);
   }
   return done;
 }
 
-// Drops every registration: torch_musa's own kernels answer again.
-void uninstall() {
-  g_libraries.clear();
+// Drops the named ops' registrations: torch_musa's own kernels answer again.
+void uninstall(const std::vector<std::string>& ops) {
+  for (const auto& op : ops) g_libraries.erase(op);
 }
 
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("install", &install, "register the named overrides for PrivateUse1");
-  m.def("uninstall", &uninstall, "drop every registration made by install");
+  m.def("uninstall", &uninstall, "drop the named ops' registrations");
 }
