@@ -52,6 +52,19 @@ for _ in range(2):
     ref_opt.zero_grad(); ref(batch).sum().backward(); ref_opt.step()
 out["fsdp2"] = torch.allclose(model(batch.cuda()).detach().cpu(), ref(batch).detach(),
                               rtol=1.3e-6, atol=1e-5)
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+torch.manual_seed(0)
+cpu_module = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+ref1 = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+ref1.load_state_dict(cpu_module.state_dict())
+fsdp1 = FSDP(cpu_module, device_id=torch.cuda.current_device())   # a CPU module, moved by FSDP
+opt1, ref1_opt = torch.optim.SGD(fsdp1.parameters(), lr=0.1), torch.optim.SGD(ref1.parameters(), lr=0.1)
+for _ in range(2):
+    opt1.zero_grad(); fsdp1(batch.cuda()).sum().backward(); opt1.step()
+    ref1_opt.zero_grad(); ref1(batch).sum().backward(); ref1_opt.step()
+out["fsdp1"] = [str(next(fsdp1.parameters()).device),
+                torch.allclose(fsdp1(batch.cuda()).detach().cpu(), ref1(batch).detach(),
+                               rtol=1.3e-6, atol=1e-5)]
 import torch.distributed.checkpoint as dcp
 dcp.save({"w": torch.arange(4.0, device="cuda")}, checkpoint_id=%(ckpt)r)
 back = {"w": torch.zeros(4, device="cuda")}
@@ -68,7 +81,7 @@ def test_single_process_nccl_program(tmp_path):
     assert out == {"nccl_available": True, "options": False, "cuda_caller": True,
                    "musa_caller": True, "str": "mccl", "all_reduce": [0.0, 1.0, 2.0, 3.0],
                    "group": "mccl", "subgroups": ["mccl", "mccl"], "mesh": "musa", "dtensor_matmul": True, "fsdp2": True,
-                   "dcp": [[0.0, 1.0, 2.0, 3.0], "musa:0"]}
+                   "fsdp1": ["musa:0", True], "dcp": [[0.0, 1.0, 2.0, 3.0], "musa:0"]}
 
 
 WORKER = textwrap.dedent("""

@@ -940,8 +940,25 @@ std::tuple<at::Tensor, at::Tensor> native_dropout_musa(const at::Tensor& input, 
   return std::make_tuple(input.mul(mask).mul_(scale), mask);
 }
 
+// torch_musa's patched torch treats dense CPU and MUSA tensors as shallow-copy compatible
+// (../shared/torch_musa_api/stock_vs_patched_torch.md, "Module moves replace parameters"; the
+// patch's file: unknown), so `param.data = param.to("musa")` works and Module.to / .cuda()
+// keep their Parameter objects, as on CUDA.  Stock torch answers from the TensorImpls'
+// key sets (TypeProperties.cpp); the op is CompositeImplicitAutograd, so a mixed CPU / musa
+// call reaches AutogradPrivateUse1 first (PrivateUse1 outranks CPU) and PrivateUse1 when
+// autograd is off.  Every other pair keeps stock torch's answer.
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  auto dense = [](const at::Tensor& t) {
+    return t.layout() == c10::kStrided &&
+           (t.device().type() == c10::kCPU || t.device().type() == kMusa);
+  };
+  if (dense(self) && dense(from) && self.device().type() != from.device().type()) return true;
+  return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout", native_dropout_musa);
+  m.impl("_has_compatible_shallow_copy_type", has_compatible_shallow_copy_type);
   m.impl("multinomial", torch::CppFunction::makeFromBoxedFunction<&multinomial_musa>());
   m.impl("nonzero", torch::CppFunction::makeFromBoxedFunction<&syncing_op>());
   m.impl("masked_select", torch::CppFunction::makeFromBoxedFunction<&syncing_op>());
@@ -964,6 +981,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+}
+
+TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
+  m.impl("_has_compatible_shallow_copy_type", has_compatible_shallow_copy_type);
 }
 
 // ---------------------------------------------------------------- sparse tensors

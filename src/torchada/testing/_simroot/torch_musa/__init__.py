@@ -227,11 +227,6 @@ from ._sim import defects as _defects  # noqa: E402
 
 _defects.install()
 
-# Patched torch moves module parameters between CPU and musa in place (see the module).
-from ._sim import inplace_moves as _inplace_moves  # noqa: E402
-
-_inplace_moves.install()
-
 # libmusart.so / libmccl.so loaded into the process, as the real torch_musa's are.
 from ._sim import runtime_libs as _runtime_libs  # noqa: E402
 
