@@ -2,7 +2,9 @@
 
 Three fresh interpreters, each timing the same operations:
   native    torch_musa names ("musa", torch.musa.*), torchada's areas all disabled
-  torchada  CUDA names through this torchada (auto-activated by the start-up hook)
+  torchada  CUDA names through this torchada (auto-activated by the start-up hook; the C
+            prefilter route for device arguments)
+  python    the same, on the Python wrappers route (TORCHADA_DEVICE_ROUTE=python)
   upstream  CUDA names through upstream torchada 0.1.103 (explicit ``import torchada``; our
             hook off with TORCHADA_PLATFORM=off; their package imported from --upstream DIR)
 Overhead = mode - native, per call. Results are appended to benchmarks/history.jsonl.
@@ -39,6 +41,17 @@ CASES = [
      "torch.backends.cuda.is_built()"),
     ('torch.zeros(4, device="cpu")', 'torch.zeros(4, device="cpu")',
      'torch.zeros(4, device="cpu")'),
+    # CPU-only calls: the same spelling in every mode (issue 14: goal +0)
+    ("torch.zeros(4)", "torch.zeros(4)", "torch.zeros(4)"),
+    ("torch.ones(2, 2)", "torch.ones(2, 2)", "torch.ones(2, 2)"),
+    ("torch.arange(8)", "torch.arange(8)", "torch.arange(8)"),
+    ("torch.empty(4, dtype=torch.half)", "torch.empty(4, dtype=torch.half)",
+     "torch.empty(4, dtype=torch.half)"),
+    ("torch.full((2,), 1.0)", "torch.full((2,), 1.0)", "torch.full((2,), 1.0)"),
+    ("torch.zeros_like(c)", "torch.zeros_like(c)", "torch.zeros_like(c)"),
+    ("c.new_zeros(4)", "c.new_zeros(4)", "c.new_zeros(4)"),
+    ("c.to(torch.float16)", "c.to(torch.float16)", "c.to(torch.float16)"),
+    ('c.to("cpu")', 'c.to("cpu")', 'c.to("cpu")'),
 ]
 
 
@@ -59,12 +72,12 @@ def child(mode, number, repeat, upstream):
         assert where.startswith(os.path.abspath(upstream)), where
     import torch
 
-    if mode == "torchada":
+    if mode in ("torchada", "python"):
         import torchada_boot
 
         assert torchada_boot.decision[0] == "musa", torchada_boot.decision
     gpu = "musa" if mode == "native" else "cuda"
-    env = {"torch": torch, "x": torch.ones(4, device=gpu)}
+    env = {"torch": torch, "x": torch.ones(4, device=gpu), "c": torch.ones(4)}
     out = {}
     for label, cuda_stmt, musa_stmt in CASES:
         stmt = musa_stmt if mode == "native" else cuda_stmt
@@ -88,6 +101,8 @@ def run_child(mode, args):
         env.update(TORCHADA_SIMULATE_MUSA="1", TORCHADA_DISABLE_AREAS="*")
     elif mode == "torchada":
         env.update(TORCHADA_SIMULATE_MUSA="1")
+    elif mode == "python":
+        env.update(TORCHADA_SIMULATE_MUSA="1", TORCHADA_DEVICE_ROUTE="python")
     else:
         env.update(TORCHADA_PLATFORM="off")
     cmd = [sys.executable, __file__, "--child", mode, "--number", str(args.number),
@@ -114,7 +129,7 @@ def main():
     args = parser.parse_args()
     if args.child:
         return child(args.child, args.number, args.repeat, args.upstream)
-    modes = ["native", "torchada"] + (["upstream"] if args.upstream else [])
+    modes = ["native", "torchada", "python"] + (["upstream"] if args.upstream else [])
     runs = {}
     for _ in range(args.rounds):  # modes interleaved, best of rounds: fairer on a busy host
         for m in modes:
@@ -130,8 +145,8 @@ def main():
         if "error" in r:
             print("%s run failed:\n%s" % (m, r["error"]), file=sys.stderr)
     ns = {m: r.get("ns", {}) for m, r in runs.items()}
-    header = "%-38s %8s %8s %8s %9s %9s %6s" % ("per call (ns)", "native", "ours", "upstream",
-                                               "ours+", "upstr+", "ratio")
+    header = "%-38s %8s %8s %8s %8s %9s %9s %9s" % (
+        "per call (ns)", "native", "ours", "py-route", "upstream", "ours+", "py+", "upstr+")
     print(header)
     print("-" * len(header))
     table = {}
@@ -139,22 +154,18 @@ def main():
         base = ns["native"].get(label)
         row = {"native": base}
         cells = []
-        for m in ("torchada", "upstream"):
+        for m in ("torchada", "python", "upstream"):
             v = ns.get(m, {}).get(label)
             row[m] = v
             over = v - base if isinstance(v, float) and isinstance(base, float) else None
             row[m + "_overhead"] = over
             cells.append(over)
-        ratio = (cells[0] / cells[1] if cells[0] is not None and cells[1]
-                 and cells[1] > 0 else None)
-        row["ratio"] = ratio
         table[label] = row
-        print("%-38s %s %s %s %s %s %6s" % (
-            label, fmt(base), fmt(row["torchada"]), fmt(row["upstream"]),
-            "%+9.0f" % cells[0] if cells[0] is not None else "      n/a",
-            "%+9.0f" % cells[1] if cells[1] is not None else "      n/a",
-            "%.2f" % ratio if ratio is not None else "n/a"))
-    print("(ours+/upstr+: added ns per call over native; ratio = ours+/upstr+, target <= 0.5)")
+        print("%-38s %s %s %s %s %s %s %s" % (
+            label, fmt(base), fmt(row["torchada"]), fmt(row["python"]), fmt(row["upstream"]),
+            *("%+9.0f" % c if c is not None else "      n/a" for c in cells)))
+    print("(ours+ / py+ / upstr+: added ns per call over native; ours = the C prefilter "
+          "route, py-route = TORCHADA_DEVICE_ROUTE=python)")
     for m, r in runs.items():
         for label, v in r.get("ns", {}).items():
             if isinstance(v, str):

@@ -38,6 +38,11 @@ def clean_env(**overrides):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(_DROP_PREFIXES) and k != "PYTHONPATH"}
     env["PYTHONUNBUFFERED"] = "1"
+    # The device route under test (tests/areas/devices/test_device_route.py reruns the
+    # device tests on the Python route through this one variable).
+    route = os.environ.get("TORCHADA_TEST_DEVICE_ROUTE")
+    if route:
+        env["TORCHADA_DEVICE_ROUTE"] = route
     for key, value in overrides.items():
         if value is None:
             env.pop(key, None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import stat
 import tempfile
 import time
@@ -32,6 +33,12 @@ def _make_private(path: str) -> None:
 
 
 def user_cache_root() -> str:
+    # On Linux, platformdirs' rule (XDG_CACHE_HOME, else ~/.cache) spelled out: importing
+    # platformdirs costs milliseconds, and the devices area asks at every start (the
+    # prefilter's build folder). A test keeps the two equal. Elsewhere: platformdirs.
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+        return os.path.join(base, APP_NAME)
     from platformdirs import user_cache_dir
 
     return user_cache_dir(APP_NAME)

@@ -44,6 +44,10 @@ SETTINGS = (
     Setting("TORCHADA_CPP_OPS_VERBOSE", ("1",), "unset",
             "print the build log of torchada's own native extensions",
             "torchada.areas._kit.native:build"),
+    Setting("TORCHADA_DEVICE_ROUTE", ("c", "python"), "c",
+            "how factories / Tensor.new_* / Tensor.to reach the device translation: the C "
+            "prefilter (calls naming no CUDA device go straight to torch) or the Python "
+            "wrappers only", "torchada.areas._fastpath:requested"),
     Setting("TORCHADA_DISABLE_OP_OVERRIDE_<op>", ("1",), "unset",
             "leave one compiled operator override (op: log, log_, multinomial) to torch_musa",
             "torchada.areas._op_overrides:enabled_ops"),

@@ -2,7 +2,7 @@
 
 CUDA API made to work: ``torch.compile`` with a warm cache. Dynamo keeps the factories
 (``torch.zeros``, ``torch.ones``, ...) in its graph as the objects it finds on ``torch``,
-which under torchada are the ``devices`` area's Python wrappers; AOT autograd's cache check
+which under torchada are the ``devices`` area's wrappers (C prefilters or Python functions); AOT autograd's cache check
 (``check_node_safe`` in torch/_functorch/_aot_autograd/autograd_cache.py) accepts C builtins
 and named torch functions only, so every compiled function that called a factory bypassed
 the cache ("Unsupported call_function target <function _VariableFunctionsClass.ones>") and
@@ -31,8 +31,9 @@ def _wrapper_names(torch):
 
     names = []
     for name in FACTORIES:
-        fn = getattr(torch, name, None)
-        if isinstance(fn, types.FunctionType) and getattr(fn, "__wrapped__", None) is not None:
+        fn = getattr(torch, name, None)   # a Python wrapper or the devices area's C prefilter
+        if not isinstance(fn, types.BuiltinFunctionType) and \
+                getattr(fn, "__wrapped__", None) is not None:
             names.append("%s.%s" % (fn.__module__, fn.__name__))
     return names
 

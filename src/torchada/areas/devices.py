@@ -34,11 +34,41 @@ logger = logging.getLogger("torchada")
 
 # "tp_new" (torch.device keeps its C type, constructor rewritten) or "fallback: <reason>".
 MODE = None
+# How factories, Tensor.new_* and Tensor.to reach the Python wrappers: "C prefilter" or
+# "Python wrappers (<why>)".
+ROUTE = None
 
 
 def status_note():
-    """Shown by torchada.status(): how torch.device was made to accept "cuda"."""
-    return "torch.device: %s" % MODE
+    """Shown by torchada.status(): how torch.device was made to accept "cuda", and the
+    route device arguments take."""
+    return "torch.device: %s; calls: %s" % (MODE, ROUTE)
+
+
+def _route(journal):
+    """``fast(orig, slow, dmap, types, positional=False)``: the C prefilter in front of the
+    Python wrapper ``slow`` (calls naming no CUDA device go straight to ``orig``), or the
+    Python wrapper itself where the prefilter is unavailable (areas/_fastpath)."""
+    global ROUTE
+    from torchada.areas import _fastpath
+
+    prefilter, reason = _fastpath.load()
+    journal.on_revert(_reset_route)
+    if prefilter is None:
+        ROUTE = "Python wrappers (%s)" % reason
+        return lambda orig, slow, dmap, types, positional=False: slow
+
+    ROUTE = "C prefilter"
+
+    def fast(orig, slow, dmap, types, positional=False):
+        return functools.update_wrapper(prefilter(orig, slow, dmap, types, positional), orig)
+
+    return fast
+
+
+def _reset_route():
+    global ROUTE
+    ROUTE = None
 
 FACTORIES = (
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
@@ -80,7 +110,7 @@ def _kw_wrapper(orig, dmap, types):
                         _raise_cuda_words(exc)
             return orig(*args, **kwargs)
 
-        return functools.update_wrapper(wrapper, orig)
+        return _picklable(functools.update_wrapper(wrapper, orig))
 
     def wrapper(*args, **kwargs):
         d = kwargs.get("device")
@@ -94,7 +124,15 @@ def _kw_wrapper(orig, dmap, types):
                     _raise_cuda_words(exc)
         return orig(*args, **kwargs)
 
-    return functools.update_wrapper(wrapper, orig)
+    return _picklable(functools.update_wrapper(wrapper, orig))
+
+
+def _picklable(wrapper):
+    """torch.zeros & co. pickle by name; their qualname (_VariableFunctionsClass.zeros) is
+    not reachable from ``torch``, so the wrapper takes the plain name (torch.zeros)."""
+    if wrapper.__qualname__.startswith("_VariableFunctionsClass."):
+        wrapper.__qualname__ = wrapper.__name__
+    return wrapper
 
 
 def _method_wrapper(orig, dmap, types, translated=None):
@@ -460,11 +498,12 @@ def apply(journal):
                     "arguments are still mapped where they are used", problem)
     journal.on_revert(_reset_mode)
 
+    fast = _route(journal)
     wrapped = {}
     for name in FACTORIES:
         orig = getattr(torch, name, None)
         if orig is not None:
-            wrapped[name] = _kw_wrapper(orig, dmap, types)
+            wrapped[name] = fast(orig, _kw_wrapper(orig, dmap, types), dmap, types)
             journal.setattr(torch, name, wrapped[name])
     _register_script_builtins(journal, wrapped)
     _register_default_device_constructors(journal, torch, wrapped)
@@ -472,8 +511,9 @@ def apply(journal):
     for name in TENSOR_NEW:
         orig = getattr(Tensor, name, None)
         if orig is not None:
-            journal.setattr(Tensor, name, _kw_wrapper(orig, dmap, types))
-    journal.setattr(Tensor, "to", _method_wrapper(Tensor.to, dmap, types, torch._C.TensorBase.to))
+            journal.setattr(Tensor, name, fast(orig, _kw_wrapper(orig, dmap, types), dmap, types))
+    journal.setattr(Tensor, "to", fast(Tensor.to, _method_wrapper(
+        Tensor.to, dmap, types, torch._C.TensorBase.to), dmap, types, positional=True))
     for name in ("pin_memory", "is_pinned"):
         journal.setattr(Tensor, name, _method_wrapper(getattr(Tensor, name), dmap, types))
     journal.setattr(torch.nn.Module, "to", _method_wrapper(torch.nn.Module.to, dmap, types))

@@ -52,17 +52,19 @@ def _loader(has_device_sources):
     return getattr(cpp_extension.load, "__torchada_wrapped__", cpp_extension.load)
 
 
-def build(prefix, sources, what, headers=()):
+def build(prefix, sources, what, headers=(), name=None, musa=True):
     """The loaded extension module built from ``sources`` (absolute paths). ``headers`` are
-    hashed into the name too. Raises NativeUnavailable naming ``what`` and the reason."""
+    hashed into the name too; ``name`` overrides the derived one; ``musa=False`` builds
+    without the MUSA toolkit's headers and runtime. Raises NativeUnavailable naming ``what``
+    and the reason."""
     import torch
 
     from torchada._core.files import private_dir
     from torchada.porting.jit_lock import build_lock
 
-    name = build_name(prefix, list(sources) + list(headers), torch.__version__)
+    name = name or build_name(prefix, list(sources) + list(headers), torch.__version__)
     on_simulator = simulated()
-    includes, ldflags = ([], []) if on_simulator else _musa_flags()
+    includes, ldflags = ([], []) if on_simulator or not musa else _musa_flags()
     includes = includes + sorted({os.path.dirname(h) for h in headers})
     device = any(s.endswith(".mu") for s in sources)
     try:

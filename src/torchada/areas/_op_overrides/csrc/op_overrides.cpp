@@ -108,7 +108,16 @@ std::unique_ptr<torch::Library> library_for(c10::DispatchKey key) {
 
 // Registers the named ops (each op in its own libraries, so ops come and go alone);
 // returns the names registered.
+// Registering over torch_musa's kernels makes torch warn "Overriding a previously registered
+// kernel": the replacement is the point, so registration runs with warnings dropped.  (A
+// Python filter cannot catch it: torch flushes the warning when the outer op returns.)
+struct SilentWarnings : c10::WarningHandler {
+  void process(const c10::Warning&) override {}
+};
+
 std::vector<std::string> install(const std::vector<std::string>& ops, bool debug) {
+  SilentWarnings silent;
+  c10::WarningUtils::WarningHandlerGuard guard(&silent);
   g_debug = g_debug || debug;
   std::vector<std::string> done;
   for (const auto& op : ops) {

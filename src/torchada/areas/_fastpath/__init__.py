@@ -1,0 +1,63 @@
+"""The C prefilter in front of the devices area's Python wrappers (issue 14, part 1).
+
+A call that names no CUDA device (``torch.zeros(4)``, ``x.new_zeros(3)``, ``x.to(torch.half)``,
+``device="cpu"``) goes from the prefilter straight to torch's own callable; one that may
+name one goes to the Python wrapper, which translates exactly as without the prefilter.
+Building the prefilter takes about a second once per machine and Python; afterwards each
+start loads the built file directly (a fraction of a millisecond). Where it cannot be
+built (no compiler) the Python wrappers are the route, the failure is remembered so later
+starts do not try again, and ``torchada status`` names the route.
+``TORCHADA_DEVICE_ROUTE=python`` keeps the Python wrappers (tests run both routes).
+"""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+from torchada.areas._kit import native
+
+ROUTE_VAR = "TORCHADA_DEVICE_ROUTE"
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefilter.cpp")
+
+
+def requested():
+    """The route asked for: "c" (default) or "python"."""
+    return "python" if os.environ.get(ROUTE_VAR, "").strip().lower() == "python" else "c"
+
+
+def _paths():
+    import torch
+
+    from torchada._core.files import private_dir
+
+    name = native.build_name("torchada_prefilter", [SOURCE], "%s-py%d.%d" % (
+        torch.__version__, sys.version_info[0], sys.version_info[1]))
+    directory = private_dir("build", name)
+    return name, directory, os.path.join(directory, name + ".so"), \
+        os.path.join(directory, "FAILED")
+
+
+def load():
+    """(Prefilter class, None) or (None, the reason the Python route is used)."""
+    if requested() == "python":
+        return None, "%s=python" % ROUTE_VAR
+    try:
+        name, directory, built, failed = _paths()
+        if os.path.exists(failed):
+            return None, "the prefilter did not build on this machine before (%s)" % failed
+        if not os.path.exists(built):
+            try:
+                native.build("torchada_prefilter", [SOURCE], "the device prefilter",
+                             name=name, musa=False)
+            except native.NativeUnavailable as exc:
+                os.makedirs(directory, exist_ok=True)
+                with open(failed, "w") as f:
+                    f.write("%s\n" % exc)
+                return None, str(exc)
+        loader = importlib.machinery.ExtensionFileLoader(name, built)
+        spec = importlib.util.spec_from_file_location(name, built, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        return module.Prefilter, None
+    except Exception as exc:  # never let the fast path take the program down
+        return None, "the prefilter did not load: %s: %s" % (type(exc).__name__, exc)

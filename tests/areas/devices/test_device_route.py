@@ -1,0 +1,113 @@
+"""The two routes device arguments take (issue 14, part 1): the C prefilter (default), which
+sends calls naming no CUDA device straight to torch, and the Python wrappers, which stay the
+only place that translates. Both routes give the same results; the device tests run on both."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests._fresh import last_json, run_sim
+
+ROOT = Path(__file__).resolve().parents[3]
+
+CALLS = """
+import json, pickle, sys
+x = torch.ones(2, 3)
+calls = {
+    "zeros_cuda": lambda: torch.zeros(2, device="cuda"),
+    "zeros_cuda0": lambda: torch.zeros(2, device="cuda:0"),
+    "zeros_cpu": lambda: torch.zeros(2, device="cpu"),
+    "zeros_none": lambda: torch.zeros(2),
+    "zeros_devobj": lambda: torch.zeros(2, device=torch.device("cuda")),
+    "arange": lambda: torch.arange(3, device="cuda"),
+    "full_like": lambda: torch.full_like(x, 2.0, device="cuda"),
+    "new_zeros": lambda: x.new_zeros(3, device="cuda"),
+    "new_zeros_plain": lambda: x.new_zeros(3),
+    "to_cuda": lambda: x.to("cuda"),
+    "to_cuda_half": lambda: x.to("cuda", torch.half),
+    "to_kw": lambda: x.to(device="cuda:0", dtype=torch.float64),
+    "to_dtype": lambda: x.to(torch.float16),
+    "to_cpu": lambda: x.cuda().to("cpu"),
+    "to_tensor": lambda: x.to(torch.zeros(1, device="cuda")),
+}
+out = {}
+for name, fn in calls.items():
+    t = fn()
+    out[name] = [str(t.device), str(t.dtype), t.cpu().tolist()]
+try:
+    torch.zeros(1, device="cuda:7")
+except Exception as exc:
+    out["bad_index"] = type(exc).__name__ + ": " + str(exc).splitlines()[0]
+out["pickle"] = pickle.loads(pickle.dumps(torch.zeros)) is torch.zeros
+out["names"] = [torch.zeros.__name__, torch.zeros.__module__, torch.zeros.__doc__ == torch.zeros.__wrapped__.__doc__]
+out["route"] = [l for l in str(torchada.status()).splitlines() if "devices " in l][0].split("calls: ")[1].rstrip("]")
+
+# Python frames of torchada run by each call (sys.setprofile sees Python calls only)
+def frames(fn):
+    seen = []
+    def prof(frame, event, arg):
+        name = frame.f_code.co_filename   # torchada's own code (not the simulated torch_musa)
+        if event == "call" and "torchada" in name and "_simroot" not in name:
+            seen.append(frame.f_code.co_name)
+    sys.setprofile(prof)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen
+out["frames_cpu"] = [frames(lambda: torch.zeros(4)), frames(lambda: x.new_zeros(2)),
+                     frames(lambda: x.to(torch.float16)), frames(lambda: torch.zeros(4, device="cpu"))]
+out["frames_cuda"] = len(frames(lambda: torch.zeros(4, device="cuda"))) > 0
+print(json.dumps(out))
+"""
+
+
+def test_both_routes_give_the_same_results_and_cpu_calls_run_no_torchada_code():
+    c = last_json(run_sim(CALLS, TORCHADA_DEVICE_ROUTE="c"))
+    py = last_json(run_sim(CALLS, TORCHADA_DEVICE_ROUTE="python"))
+    assert c["route"] == "C prefilter"
+    assert py["route"] == "Python wrappers (TORCHADA_DEVICE_ROUTE=python)"
+    different = {k for k in c if c[k] != py[k]} - {"route", "frames_cpu"}
+    assert not different, {k: (c[k], py[k]) for k in different}
+    assert c["zeros_cuda"] == ["musa:0", "torch.float32", [0.0, 0.0]]
+    assert c["to_cuda_half"] == ["musa:0", "torch.float16", [[1.0] * 3] * 2]
+    assert c["zeros_cpu"][0] == c["zeros_none"][0] == c["to_dtype"][0] == "cpu"
+    assert c["pickle"] is True and c["names"] == ["zeros", "torch", True]
+    assert c["frames_cpu"] == [[], [], [], []]            # straight to torch
+    assert all(py["frames_cpu"][:3]) and c["frames_cuda"] and py["frames_cuda"]
+
+
+def test_a_prefilter_that_cannot_build_leaves_the_python_route_and_is_not_retried(tmp_path):
+    from torchada._core.files import user_cache_root
+
+    env = dict(XDG_CACHE_HOME=tmp_path, TORCHADA_SIM_CACHE_DIR=user_cache_root(),
+               CXX="/bin/false", TORCHADA_DEVICE_ROUTE="c")
+    first = last_json(run_sim(CALLS, **env))
+    assert first["route"].startswith("Python wrappers (the device prefilter did not build")
+    again = last_json(run_sim(CALLS, **env))
+    assert again["route"].startswith("Python wrappers (the prefilter did not build on this "
+                                     "machine before")
+    assert first["zeros_cuda"] == again["zeros_cuda"] == ["musa:0", "torch.float32", [0.0, 0.0]]
+
+
+def test_cache_root_equals_platformdirs():
+    from platformdirs import user_cache_dir
+
+    from torchada._core.files import user_cache_root
+
+    assert user_cache_root() == user_cache_dir("torchada")
+
+
+@pytest.mark.skipif(os.environ.get("TORCHADA_TEST_DEVICE_ROUTE") == "python",
+                    reason="this is the nested run")
+def test_the_device_tests_pass_on_the_python_route():
+    env = dict(os.environ, TORCHADA_TEST_DEVICE_ROUTE="python")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", str(ROOT / "tests" / "areas" / "devices"),
+                           str(ROOT / "tests" / "compile")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
+    tail = proc.stdout.strip().splitlines()[-1]
+    assert proc.returncode == 0 and " passed" in tail, proc.stdout[-3000:]
