@@ -112,6 +112,9 @@ AREAS = (
     Area("pytorch_lightning_trainer", ("pytorch_lightning.accelerators.cuda",), "the "
          "standalone pytorch_lightning package: as lightning_trainer",
          versions=(("pytorch-lightning", ">=2.0"),)),
+    Area("dynamo_wrappers", ("torch._dynamo.trace_rules",), "Dynamo traces the devices "
+         "area's C prefilters as the factories they wrap (one graph, fullgraph included)",
+         versions=(("torch", ">=2.7"),)),
     Area("aot_cache", ("torch._functorch._aot_autograd.autograd_cache",), "the AOT-autograd "
          "cache accepts graphs that call the factory wrappers (marked cacheable)",
          versions=(("torch", ">=2.7"),)),

@@ -40,7 +40,8 @@ def test_second_process_hits_the_cache_as_on_stock_torch(cache_dir, tmp_path):
     ours = twice(sim_env(TORCHINDUCTOR_CACHE_DIR=cache_dir))
     stock = twice(clean_env(TORCHADA_PLATFORM="off",
                             TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "stock")))
-    assert [r["wrapped"] for r in ours] == ["function"] * 2          # the wrappers are in use
+    # the wrappers are in use: the C prefilter, or a Python function on the Python route
+    assert [r["wrapped"] for r in ours] in (["Prefilter"] * 2, ["function"] * 2)
     assert [r["wrapped"] for r in stock] == ["builtin_function_or_method"] * 2
     assert [(r["hit"], r["bypass"]) for r in ours] == [(r["hit"], r["bypass"]) for r in stock]
     assert [(r["hit"], r["bypass"]) for r in stock] == [(0, 0), (1, 0)]

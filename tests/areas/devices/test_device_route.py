@@ -65,7 +65,13 @@ print(json.dumps(out))
 """
 
 
+def ensure_built(**env):
+    """The first process on a machine builds the prefilter as it exits."""
+    return run_sim("print(torchada.status())", TORCHADA_DEVICE_ROUTE="c", **env)
+
+
 def test_both_routes_give_the_same_results_and_cpu_calls_run_no_torchada_code():
+    ensure_built()
     c = last_json(run_sim(CALLS, TORCHADA_DEVICE_ROUTE="c"))
     py = last_json(run_sim(CALLS, TORCHADA_DEVICE_ROUTE="python"))
     assert c["route"] == "C prefilter"
@@ -80,14 +86,22 @@ def test_both_routes_give_the_same_results_and_cpu_calls_run_no_torchada_code():
     assert all(py["frames_cpu"][:3]) and c["frames_cuda"] and py["frames_cuda"]
 
 
-def test_a_prefilter_that_cannot_build_leaves_the_python_route_and_is_not_retried(tmp_path):
+def test_first_start_builds_at_exit_and_a_failed_build_is_not_retried(tmp_path):
     from torchada._core.files import user_cache_root
 
-    env = dict(XDG_CACHE_HOME=tmp_path, TORCHADA_SIM_CACHE_DIR=user_cache_root(),
-               CXX="/bin/false", TORCHADA_DEVICE_ROUTE="c")
-    first = last_json(run_sim(CALLS, **env))
-    assert first["route"].startswith("Python wrappers (the device prefilter did not build")
-    again = last_json(run_sim(CALLS, **env))
+    def run(root, **extra):
+        env = dict(XDG_CACHE_HOME=root, TORCHADA_SIM_CACHE_DIR=user_cache_root(),
+                   TORCHADA_DEVICE_ROUTE="c", **extra)
+        return last_json(run_sim(CALLS, **env))
+
+    fresh = tmp_path / "fresh"
+    first, second = run(fresh), run(fresh)
+    assert first["route"] == ("Python wrappers (first start on this machine: the prefilter "
+                              "is built when it exits)")
+    assert second["route"] == "C prefilter"
+    broken = tmp_path / "broken"
+    first, again = run(broken, CXX="/bin/false"), run(broken, CXX="/bin/false")
+    assert first["route"].startswith("Python wrappers (first start")
     assert again["route"].startswith("Python wrappers (the prefilter did not build on this "
                                      "machine before")
     assert first["zeros_cuda"] == again["zeros_cuda"] == ["musa:0", "torch.float32", [0.0, 0.0]]

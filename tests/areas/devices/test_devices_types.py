@@ -189,9 +189,11 @@ def test_nothing_written_or_set_at_import(tmp_path):
         import torch.cuda.random, torch.cuda.streams, torch.cuda.nvtx, torch.backends.cuda
         added = sorted(set(os.environ) - set(before))
         init = getattr(torch.musa, "is_initialized", lambda: False)()
-        import torchada
+        import torchada, pathlib
         applied = [a.name for a in torchada.status().areas if a.state == "applied"]
-        print(json.dumps({"added": added, "init": init, "applied": applied}))
+        home = pathlib.Path(os.environ["HOME"])
+        written = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+        print(json.dumps({"added": added, "init": init, "applied": applied, "written": written}))
     """)
     out = last_json(run_python(code, env=musa_env(TORCHADA_DISABLE_AREAS="cpp_extension")))
     # whatever torch_musa itself sets (the simulator sets TORCHINDUCTOR_CACHE_DIR) is its own
@@ -200,4 +202,8 @@ def test_nothing_written_or_set_at_import(tmp_path):
     fake = fake_musa_env(TORCHADA_PLATFORM="musa", HOME=home, XDG_CACHE_HOME=home / "cache")
     out = last_json(run_python(code, env=fake))
     assert {"devices", "cuda_namespace", "profiler"} <= set(out["applied"]), out
-    assert out["init"] is False and list(home.rglob("*")) == []
+    assert out["init"] is False and out["written"] == []      # nothing while it runs
+    # At exit, a first start builds the device prefilter: its build folder and its lock.
+    after = [p.relative_to(home) for p in home.rglob("*") if p.is_file()]
+    assert after and all(p.parts[:2] == ("cache", "torchada") and p.parts[2] in ("build", "locks")
+                         and p.parts[3].startswith("torchada_prefilter_") for p in after), after

@@ -3,10 +3,11 @@
 A call that names no CUDA device (``torch.zeros(4)``, ``x.new_zeros(3)``, ``x.to(torch.half)``,
 ``device="cpu"``) goes from the prefilter straight to torch's own callable; one that may
 name one goes to the Python wrapper, which translates exactly as without the prefilter.
-Building the prefilter takes about a second once per machine and Python; afterwards each
-start loads the built file directly (a fraction of a millisecond). Where it cannot be
-built (no compiler) the Python wrappers are the route, the failure is remembered so later
-starts do not try again, and ``torchada status`` names the route.
+The first process on a machine (per Python and torch) runs on the Python wrappers and
+builds the prefilter as it exits (about a second; nothing is written at import); later
+starts load the built file directly (a fraction of a millisecond). Where it cannot be
+built (no compiler) the failure is remembered so later starts do not try again, and
+``torchada status`` names the route.
 ``TORCHADA_DEVICE_ROUTE=python`` keeps the Python wrappers (tests run both routes).
 """
 import importlib.machinery
@@ -37,6 +38,26 @@ def _paths():
         os.path.join(directory, "FAILED")
 
 
+def build_at_exit(name, directory, built, failed):
+    """Build the prefilter when this interpreter exits: nothing is written while a program
+    imports torch (a test keeps a fresh home untouched at import), and the next start on
+    this machine finds it built. A failure is remembered in ``failed``."""
+    if os.path.exists(built) or os.path.exists(failed):
+        return
+    try:
+        native.build("torchada_prefilter", [SOURCE], "the device prefilter", name=name,
+                     musa=False)
+    except native.NativeUnavailable as exc:
+        try:
+            os.makedirs(directory, exist_ok=True)
+            with open(failed, "w") as f:
+                f.write("%s\n" % exc)
+        except OSError:  # a read-only cache: the next start tries again
+            pass
+    except Exception:  # never fail an exiting program over a cache
+        pass
+
+
 def load():
     """(Prefilter class, None) or (None, the reason the Python route is used)."""
     if requested() == "python":
@@ -46,14 +67,10 @@ def load():
         if os.path.exists(failed):
             return None, "the prefilter did not build on this machine before (%s)" % failed
         if not os.path.exists(built):
-            try:
-                native.build("torchada_prefilter", [SOURCE], "the device prefilter",
-                             name=name, musa=False)
-            except native.NativeUnavailable as exc:
-                os.makedirs(directory, exist_ok=True)
-                with open(failed, "w") as f:
-                    f.write("%s\n" % exc)
-                return None, str(exc)
+            import atexit
+
+            atexit.register(build_at_exit, name, directory, built, failed)
+            return None, "first start on this machine: the prefilter is built when it exits"
         loader = importlib.machinery.ExtensionFileLoader(name, built)
         spec = importlib.util.spec_from_file_location(name, built, loader=loader)
         module = importlib.util.module_from_spec(spec)

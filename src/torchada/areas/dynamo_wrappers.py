@@ -1,0 +1,47 @@
+"""Dynamo traces the devices area's C prefilters as the torch functions they stand for.
+
+CUDA API made to work: ``torch.compile`` of code calling ``torch.zeros(..., device="cuda")``
+and the other factories (``fullgraph=True`` included). Dynamo recognises torch's factories
+by their Python type (C builtins) or, for Python wrappers, by name; the C prefilter
+(areas/_fastpath) is neither, so Dynamo took it for a user object ("Unsupported method
+call") and broke the graph. Each prefilter installed on ``torch`` is registered the way
+``torch._dynamo.allow_in_graph`` registers a callable (its id in Dynamo's allowed set): it
+stays in the graph as one call, exactly as the factory it wraps, and runs (translating the
+device) when the graph is traced. Nothing to do on the Python route.
+
+Trigger: torch._dynamo.trace_rules (imported with torch._dynamo, never at start-up).
+torch_musa APIs relied on: none.
+"""
+from torchada.areas import _kit
+
+
+def prefilters(torch):
+    """The devices area's C prefilters installed on ``torch`` (none on the Python route)."""
+    import types
+
+    from torchada.areas.devices import FACTORIES
+
+    found = []
+    for name in FACTORIES:
+        fn = getattr(torch, name, None)
+        if fn is not None and not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)) \
+                and getattr(fn, "__torchada_slow__", None) is not None:
+            found.append(fn)
+    return found
+
+
+def apply(journal):
+    ctx = _kit.context(journal, __name__)
+    found = prefilters(ctx.torch)
+    if not found:
+        ctx.note("nothing registered: the devices area uses the Python route")
+        return
+    from torch._dynamo import trace_rules
+
+    allowed = trace_rules._allowed_callable_ids
+    for fn in found:
+        if id(fn) not in allowed:
+            allowed.add(id(fn))
+            ctx.journal.on_revert(lambda i=id(fn): allowed.remove(i))
+            ctx.journal.writes += 1
+    ctx.note("%d factory prefilters traced as torch functions" % len(found))
