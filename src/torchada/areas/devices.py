@@ -56,12 +56,13 @@ def _route(journal):
     journal.on_revert(_reset_route)
     if prefilter is None:
         ROUTE = "Python wrappers (%s)" % reason
-        return lambda orig, slow, dmap, types, positional=False: slow
+        return lambda orig, slow, dmap, types, positional=False, translated=None: slow
 
     ROUTE = "C prefilter"
 
-    def fast(orig, slow, dmap, types, positional=False):
-        return functools.update_wrapper(prefilter(orig, slow, dmap, types, positional), orig)
+    def fast(orig, slow, dmap, types, positional=False, translated=None):
+        return functools.update_wrapper(
+            prefilter(orig, slow, dmap, types, positional, translated), orig)
 
     return fast
 
@@ -513,7 +514,8 @@ def apply(journal):
         if orig is not None:
             journal.setattr(Tensor, name, fast(orig, _kw_wrapper(orig, dmap, types), dmap, types))
     journal.setattr(Tensor, "to", fast(Tensor.to, _method_wrapper(
-        Tensor.to, dmap, types, torch._C.TensorBase.to), dmap, types, positional=True))
+        Tensor.to, dmap, types, torch._C.TensorBase.to), dmap, types, positional=True,
+        translated=torch._C.TensorBase.to))
     for name in ("pin_memory", "is_pinned"):
         journal.setattr(Tensor, name, _method_wrapper(getattr(Tensor, name), dmap, types))
     journal.setattr(torch.nn.Module, "to", _method_wrapper(torch.nn.Module.to, dmap, types))

@@ -1,9 +1,10 @@
 // A C prefilter in front of torchada's Python device wrappers (issue 14: calls that name no
-// CUDA device cost about +0).  The Python wrappers (areas/devices.py) stay the only place
-// that translates; this object only decides whether a call may need them: when the
-// device argument is absent, not of a class that can name CUDA, or a name the device map
-// already knows to be untouched, it calls torch's original directly (vectorcall, no Python
-// frame); otherwise it calls the Python wrapper with the same arguments.  Only the Python C
+// CUDA device cost about +0).  The device map and the Python wrappers (areas/devices.py)
+// decide every translation; this object only reads the map: when the device argument is
+// absent, not of a class that can name CUDA, or a name the map knows to be untouched, it
+// calls torch's original directly (vectorcall, no Python frame); when the map already holds
+// the translation, it calls torch with it; otherwise (a spelling not seen yet, or an error)
+// it calls the Python wrapper with the original arguments.  Only the Python C
 // API: it builds in about a second, with no torch headers.  (C++ only because torch's
 // extension loader compiles .cpp.)
 #define PY_SSIZE_T_CLEAN
@@ -16,6 +17,7 @@ typedef struct {
   PyObject* slow;     // the Python wrapper that translates
   PyObject* dmap;     // dict: device spelling -> translated (the same object when untouched)
   PyObject* types;    // tuple of classes that may name a CUDA device
+  PyObject* translated;  // called with a translated device (orig, or a faster entry)
   int positional;     // 1: the first argument after self may be the device (Tensor.to)
   PyObject* dict;     // __dict__ (functools.update_wrapper writes __wrapped__, __name__, ...)
   vectorcallfunc vectorcall;
@@ -23,9 +25,13 @@ typedef struct {
 
 static PyObject* g_device = NULL;  // interned "device"
 
-// 1 when `value` may name a CUDA device, 0 when torch's own call is right, -1 on error.
-static int may_translate(Prefilter* self, PyObject* value) {
-  if (value == NULL) return 0;
+// What to do with a device argument: KEEP (torch's call is right as it is), SLOW (ask the
+// Python wrapper: a spelling the device map has not seen), or SWAP (*mapped: the cached
+// translation).  -1 on error.
+enum { KEEP = 0, SLOW = 1, SWAP = 2 };
+
+static int decide(Prefilter* self, PyObject* value, PyObject** mapped) {
+  if (value == NULL) return KEEP;
   PyObject* cls = (PyObject*)Py_TYPE(value);
   Py_ssize_t n = PyTuple_GET_SIZE(self->types);
   int listed = 0;
@@ -35,58 +41,76 @@ static int may_translate(Prefilter* self, PyObject* value) {
       break;
     }
   }
-  if (!listed) return 0;
+  if (!listed) return KEEP;
   PyObject* known = PyDict_GetItemWithError(self->dmap, value);  // borrowed; no __missing__
-  if (known == NULL) return PyErr_Occurred() ? -1 : 1;
-  if (known == value) return 0;
+  if (known == NULL) return PyErr_Occurred() ? -1 : SLOW;
+  if (known == value) return KEEP;
   if (PyUnicode_CheckExact(known) && PyUnicode_CheckExact(value)) {  // an equal, untouched name
     int same = PyUnicode_Compare(known, value) == 0;
     if (PyErr_Occurred()) return -1;
-    return same ? 0 : 1;
+    if (same) return KEEP;
   }
-  return 1;
+  *mapped = known;
+  return SWAP;
 }
 
-static PyObject* keyword_device(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (kwnames == NULL) return NULL;
+// Index in the vectorcall array of the device argument, or -1.
+static Py_ssize_t device_index(Prefilter* self, Py_ssize_t nargs, PyObject* kwnames) {
+  if (self->positional && nargs >= 2) return 1;  // Tensor.to(self, device_or_dtype_or_tensor, ...)
+  if (kwnames == NULL) return -1;
   Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-    if (key == g_device || PyUnicode_Compare(key, g_device) == 0) return args[nargs + i];
+    if (key == g_device || PyUnicode_Compare(key, g_device) == 0) return nargs + i;
   }
-  return NULL;
+  return -1;
 }
 
 static PyObject* prefilter_vectorcall(PyObject* callable, PyObject* const* args, size_t nargsf,
                                       PyObject* kwnames) {
   Prefilter* self = (Prefilter*)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  PyObject* device;
-  if (self->positional && nargs >= 2) {
-    device = args[1];  // Tensor.to(self, device_or_dtype_or_tensor, ...)
-  } else {
-    device = keyword_device(args, nargs, kwnames);
+  Py_ssize_t at = device_index(self, nargs, kwnames);
+  PyObject* mapped = NULL;
+  int what = decide(self, at < 0 ? NULL : args[at], &mapped);
+  if (what < 0) return NULL;
+  if (what == KEEP) return PyObject_Vectorcall(self->orig, args, nargsf, kwnames);
+  if (what == SWAP) {
+    // The cached translation in place of the device, straight to torch.  An error goes to
+    // the Python wrapper instead, which reruns the call and words the error for CUDA.
+    Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject* small[16];
+    PyObject** copy = total <= 16 ? small : (PyObject**)PyMem_Malloc(total * sizeof(PyObject*));
+    if (copy == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < total; ++i) copy[i] = args[i];
+    copy[at] = mapped;
+    PyObject* result = PyObject_Vectorcall(self->translated, copy, nargs, kwnames);
+    if (copy != small) PyMem_Free(copy);
+    if (result != NULL) return result;
+    PyErr_Clear();
   }
-  int needed = may_translate(self, device);
-  if (needed < 0) return NULL;
-  return PyObject_Vectorcall(needed ? self->slow : self->orig, args, nargsf, kwnames);
+  return PyObject_Vectorcall(self->slow, args, nargsf, kwnames);
 }
 
 static PyObject* prefilter_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  static const char* names[] = {"orig", "slow", "dmap", "types", "positional", NULL};
-  PyObject *orig, *slow, *dmap, *types;
+  static const char* names[] = {"orig", "slow", "dmap", "types", "positional", "translated",
+                                NULL};
+  PyObject *orig, *slow, *dmap, *types, *translated = NULL;
   int positional = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO!O!|p", const_cast<char**>(names), &orig,
-                                   &slow, &PyDict_Type,
-                                   &dmap, &PyTuple_Type, &types, &positional)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO!O!|pO", const_cast<char**>(names), &orig,
+                                   &slow, &PyDict_Type, &dmap, &PyTuple_Type, &types,
+                                   &positional, &translated)) {
     return NULL;
   }
+  if (translated == NULL || translated == Py_None) translated = orig;
   Prefilter* self = (Prefilter*)type->tp_alloc(type, 0);
   if (self == NULL) return NULL;
   Py_INCREF(orig);
   Py_INCREF(slow);
   Py_INCREF(dmap);
   Py_INCREF(types);
+  Py_INCREF(translated);
+  self->translated = translated;
   self->orig = orig;
   self->slow = slow;
   self->dmap = dmap;
@@ -106,6 +130,7 @@ static int prefilter_traverse(Prefilter* self, visitproc visit, void* arg) {
   Py_VISIT(self->slow);
   Py_VISIT(self->dmap);
   Py_VISIT(self->types);
+  Py_VISIT(self->translated);
   Py_VISIT(self->dict);
   return 0;
 }
@@ -115,6 +140,7 @@ static int prefilter_clear(Prefilter* self) {
   Py_CLEAR(self->slow);
   Py_CLEAR(self->dmap);
   Py_CLEAR(self->types);
+  Py_CLEAR(self->translated);
   Py_CLEAR(self->dict);
   return 0;
 }
