@@ -87,6 +87,7 @@ static PyObject* prefilter_vectorcall(PyObject* callable, PyObject* const* args,
     PyObject* result = PyObject_Vectorcall(self->translated, copy, nargs, kwnames);
     if (copy != small) PyMem_Free(copy);
     if (result != NULL) return result;
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return NULL;  // KeyboardInterrupt & co.
     PyErr_Clear();
   }
   return PyObject_Vectorcall(self->slow, args, nargsf, kwnames);
