@@ -20,22 +20,14 @@ The wrappers are marked cacheable under the names the check computes (``torch.<n
 Trigger: torch._functorch._aot_autograd.autograd_cache (imported by the first compile).
 torch_musa APIs relied on: none.
 """
-import types
-
 from torchada.areas import _kit
 
 
 def _wrapper_names(torch):
-    """``torch.<name>`` for each factory the devices area replaced by a Python wrapper."""
-    from torchada.areas.devices import FACTORIES
+    """``torch.<name>`` for each factory the devices area replaced."""
+    from torchada.areas.devices import factory_wrappers
 
-    names = []
-    for name in FACTORIES:
-        fn = getattr(torch, name, None)   # a Python wrapper or the devices area's C prefilter
-        if not isinstance(fn, types.BuiltinFunctionType) and \
-                getattr(fn, "__wrapped__", None) is not None:
-            names.append("%s.%s" % (fn.__module__, fn.__name__))
-    return names
+    return ["%s.%s" % (fn.__module__, fn.__name__) for fn in factory_wrappers(torch)]
 
 
 def apply(journal):

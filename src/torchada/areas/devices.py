@@ -81,6 +81,20 @@ FACTORIES = (
     "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
     "randint_like",
 )
+def factory_wrappers(torch):
+    """The factories on ``torch`` this area replaced (C prefilters or Python wrappers):
+    what compile-time areas must make Dynamo and AOT autograd accept."""
+    import types
+
+    found = []
+    for name in FACTORIES:
+        fn = getattr(torch, name, None)
+        if fn is not None and not isinstance(fn, types.BuiltinFunctionType) \
+                and getattr(fn, "__wrapped__", None) is not None:
+            found.append(fn)
+    return found
+
+
 TENSOR_NEW = ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "new_empty_strided")
 
 

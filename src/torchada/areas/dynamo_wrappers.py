@@ -17,17 +17,10 @@ from torchada.areas import _kit
 
 def prefilters(torch):
     """The devices area's C prefilters installed on ``torch`` (none on the Python route)."""
-    import types
+    from torchada.areas.devices import factory_wrappers
 
-    from torchada.areas.devices import FACTORIES
-
-    found = []
-    for name in FACTORIES:
-        fn = getattr(torch, name, None)
-        if fn is not None and not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)) \
-                and getattr(fn, "__torchada_slow__", None) is not None:
-            found.append(fn)
-    return found
+    return [fn for fn in factory_wrappers(torch)
+            if getattr(fn, "__torchada_slow__", None) is not None]
 
 
 def apply(journal):

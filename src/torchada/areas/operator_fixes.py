@@ -126,8 +126,10 @@ def _compile(ctx, journal, unit, ops, fallback, fallback_text):
 
 
 def _install_isfinite(ctx):
+    from torchada.areas._op_overrides import KEYS
+
     kernel = _isfinite(ctx.torch)
-    for key in ("AutogradPrivateUse1", "PrivateUse1"):
+    for key in KEYS["isfinite"]:
         _kit.kernels.override(ctx, "isfinite", kernel, key=key)
 
 

@@ -5,8 +5,9 @@ torch_musa releases before 2.11.0.post2 lack working ``log`` / ``log_`` / ``mult
 kernels (seed fix table); a small C++ extension registers PrivateUse1 kernels for them
 (``csrc/``: shared registration in op_overrides.cpp, device bodies in kernels_musa.mu, and
 kernels_sim.cpp for the simulated device). The same extension carries ``isfinite`` for the
-``isfinite_async`` unit (every release), whose Python kernel is then only the fallback. Building costs seconds once per machine and
-loading costs milliseconds, so activation registers a Python trampoline per op instead;
+``isfinite_async`` unit (every release), whose Python kernel is then only the fallback.
+Building costs seconds once per machine and loading costs milliseconds, so activation
+registers a Python trampoline per op instead;
 the first call builds (under the shared lock, through the kit's native builder) and loads
 the extension, whose C++ kernels then replace the trampolines: later calls go straight
 from the dispatcher to C++. If the build fails, the trampolines go away (torch_musa's own
