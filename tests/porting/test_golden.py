@@ -182,14 +182,17 @@ def test_every_report_has_gate_words_that_every_match_contains():
         "cluster-launch": ["__cluster_dims__(2, 1, 1)"],
     }
     assert set(GATES) == {kind for kind, *_ in REPORTS} == set(samples)
-    for kind, rx, _, _ in REPORTS:
+    for kind, alternatives, _, _ in REPORTS:
         for text in samples[kind]:
-            match = re.search(rx, text)
-            assert match is not None, (kind, text)
-            assert any(word in match.group(0) for word in GATES[kind]), (kind, text)
+            matches = [m for rx in alternatives for m in re.finditer(rx, text)]
+            assert matches, (kind, text)
+            for match in matches:
+                assert any(word in match.group(0) for word in GATES[kind]), (kind, text)
+        for rx in alternatives:
+            assert re.match(r"[\\#A-Za-z_]", rx), (kind, rx)  # literal first (issue 14)
         # the word boundary the literal-first form keeps: nothing starts inside a longer name
         if kind != "warp-size":  # its kWarpSize form has no left boundary, as before
-            assert [m.start() for m in re.finditer(rx, "x" + samples[kind][0])
+            assert [m.start() for rx in alternatives for m in re.finditer(rx, "x" + samples[kind][0])
                     if m.start() == 1] == [], kind
 
 
@@ -217,3 +220,34 @@ def test_diagnose_answers_as_the_two_scans(name):
     assert [(f.offset, f.kind) for f in findings] == [(f.offset, f.kind) for f in scan_unsupported(text)]
     assert unmapped == {n: (h.count, line_of(result.text, h.first_offset))
                         for n, h in scan_unmapped(result.text).items()}
+
+
+def test_hot_regions_cover_exactly_the_lines_holding_an_anchor():
+    from torchada.porting.hot import ANCHORS, hot_regions
+
+    text = "int a;\nfoo(cudaX);\nbar(nvY);\nplain\n#include <x>\nlast cu"
+    lines = text.split("\n")
+    hot = [text[s:e] for s, e in hot_regions(text)]
+    assert hot == ["foo(cudaX);\nbar(nvY);", "#include <x>\nlast cu"]
+    assert all(any(a in line for a in ANCHORS) == any(line in h for h in hot) for line in lines)
+
+
+def test_a_project_identifier_without_an_anchor_turns_the_line_pass_off():
+    """Keys must hold an anchor for the line-by-line pass; a project's own name may not."""
+    from torchada.porting.engine import Porter
+
+    porter = Porter({"my_gpu_alloc": "my_musa_alloc"})
+    result, regions = porter.port_hot("x = my_gpu_alloc(1); cudaMalloc(p);\n")
+    assert regions is None
+    assert result.text == "x = my_musa_alloc(1); musaMalloc(p);\n"
+    # and a file holding only that name (nothing CUDA-like) is still ported
+    assert porter.port("x = my_gpu_alloc(1);\n").text == "x = my_musa_alloc(1);\n"
+
+
+def test_a_multiline_dispatch_macro_is_ported_by_the_whole_text_pass():
+    src = "TORCH_LIBRARY_IMPL(\n    myops,\n    CUDA,\n    m) {}\n"
+    from torchada.porting.engine import default_porter
+
+    result, regions = default_porter().port_hot(src)
+    assert regions is None
+    assert result.text == "TORCH_LIBRARY_IMPL(\n    myops,\n    PrivateUse1,\n    m) {}\n"

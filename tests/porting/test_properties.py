@@ -50,3 +50,28 @@ def test_defines_never_become_self_references(names):
 def test_edits_describe_the_change(text):
     result = port_text(text)
     assert (result.text == text) == (not result.edits)
+
+
+@settings(max_examples=400, deadline=None)
+@given(SOURCE)
+def test_line_by_line_pass_equals_the_whole_text_pass(text):
+    """The rule regex run only over hot lines (hot.py) gives what it gives over the whole
+    text, and the unmapped-identifier scan limited to those lines agrees too (issue 14)."""
+    from torchada.porting.engine import default_porter
+    from torchada.porting.scan import diagnose
+
+    porter = default_porter()
+    whole, none = porter.port_hot(text, by_line=False)
+    by_line, regions = porter.port_hot(text)
+    assert none is None
+    assert by_line == whole
+    assert diagnose(text, by_line, regions) == diagnose(text, whole)
+
+
+@settings(max_examples=200, deadline=None)
+@given(SOURCE)
+def test_lines_of_counts_as_line_of(text):
+    from torchada.porting.engine import line_of, lines_of
+
+    offsets = list(range(0, len(text) + 1, 3))[::-1]
+    assert lines_of(text, offsets) == [line_of(text, o) for o in offsets]

@@ -9,6 +9,7 @@ import bisect
 import re
 from collections import namedtuple
 
+from .hot import holds_anchor, hot_regions
 from .rules import tables
 from .rules.cuda_arch import musa_arch_for
 
@@ -88,14 +89,19 @@ class Porter:
         for p in sorted(self.prefixes, key=len, reverse=True):
             branches.append("%s%s%s[%s]*" % (re.escape(p[0]), lb, re.escape(p[1:]), _W))
         self.regex = re.compile("|".join(branches))
+        # Line by line (hot.py) only when every key holds an anchor (a project's own
+        # extra identifiers may not) and no multi-line rule's name is in the text.
+        self._by_line = all(holds_anchor(k) for k in list(self.ident) + list(self.prefixes))
+        self._multiline_names = tuple(self.dispatch) + tuple(self.noop)
         self._include = re.compile(r"#[ \t]*include[ \t]*(.)(.*)(.)$", re.S)
         self._arch = re.compile(r"__CUDA_ARCH__[ \t]*(<=|>=|==|!=|<|>)[ \t]*(\d+)")
         self._disp = re.compile(r"(\w+)(.*)CUDA$", re.S)
         self._reversed_arch = re.compile(
             r"(?<![%s.])(\d+)[uUlL]*[ \t]*(<=|>=|==|!=|<|>)[ \t]*__CUDA_ARCH__(?![%s])" % (_W, _W))
         self._symbolic_arch = re.compile(r"[ \t]*(?:<=|>=|==|!=|<|>)[ \t]*[A-Za-z_(]")
+        # from the "#" (a literal re can skip to), its line start checked by the caller
         self._alias_define = re.compile(
-            r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(*[ \t]*([A-Za-z_]\w*)[ \t]*\)*"
+            r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(*[ \t]*([A-Za-z_]\w*)[ \t]*\)*"
             r"[ \t]*(?://[^\n]*|/\*[^\n]*?\*/)?[ \t]*$", re.M)
 
     # -- name-level helpers (also used by torchada.naming) ------------------------------
@@ -120,8 +126,15 @@ class Porter:
 
     # -- the pass ------------------------------------------------------------------------
     def port(self, text):
-        if not _PRECHECK.search(text):
-            return PortResult(text, [], [])
+        return self.port_hot(text)[0]
+
+    def port_hot(self, text, by_line=True):
+        """(PortResult, hot regions searched): the regions (hot.hot_regions of ``text``)
+        when the rule regex ran line by line, None when it ran over the whole text. The
+        two ways give the same result (``by_line=False`` forces the second)."""
+        # the pre-check holds only while every key holds an anchor (hot.py)
+        if self._by_line and not _PRECHECK.search(text):
+            return PortResult(text, [], []), ([] if by_line else None)
         edits = []
         findings = []
         if "__CUDA_ARCH__" in text:
@@ -171,8 +184,21 @@ class Porter:
             add(Edit(m.start(), old, new, domain))
             return new
 
-        out = self.regex.sub(repl, text)
-        return PortResult(out, edits, findings)
+        regions = None
+        if by_line and self._by_line and not any(n in text for n in self._multiline_names):
+            regions = hot_regions(text)
+        parts = []
+        last = 0
+        finditer = self.regex.finditer
+        for start, end in regions if regions is not None else ((0, len(text)),):
+            for m in finditer(text, start, end):
+                parts.append(text[last:m.start()])
+                parts.append(repl(m))
+                last = m.end()
+        if not edits:  # unchanged (a match may map to itself: an unknown #include)
+            return PortResult(text, edits, findings), regions
+        parts.append(text[last:])
+        return PortResult("".join(parts), edits, findings), regions
 
     def _port_reversed_arch(self, text, edits):
         def repl(m):
@@ -188,9 +214,12 @@ class Porter:
         real definition. Such lines are kept verbatim."""
         spans = []
         for m in self._alias_define.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if text[line_start:m.start()].strip(" \t"):
+                continue  # not the first thing on its line
             a, b = m.group(1), m.group(2)
             if a != b and (self.map_name(a) or a) == (self.map_name(b) or b):
-                spans.append((m.start(), m.end()))
+                spans.append((line_start, m.end()))
         return spans
 
 
@@ -221,6 +250,19 @@ def _inside(spans, offset):
 def line_of(text, offset):
     """1-based line number of ``offset`` in ``text``."""
     return text.count("\n", 0, offset) + 1
+
+
+def lines_of(text, offsets):
+    """1-based line numbers of ``offsets`` (any order), each newline counted once: a file
+    with thousands of findings would otherwise be counted from its start thousands of times."""
+    out = [0] * len(offsets)
+    line, pos = 1, 0
+    for i in sorted(range(len(offsets)), key=offsets.__getitem__):
+        offset = offsets[i]
+        line += text.count("\n", pos, offset)
+        pos = offset
+        out[i] = line
+    return out
 
 
 _DEFAULT = None

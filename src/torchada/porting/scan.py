@@ -13,7 +13,7 @@ import bisect
 import re
 from collections import namedtuple
 
-from .engine import Finding, line_of
+from .engine import Finding, lines_of
 from .rules.unsupported import GATES, REPORTS
 
 Unmapped = namedtuple("Unmapped", "name count first_offset")
@@ -22,9 +22,13 @@ _W = "A-Za-z0-9_"
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-# Each report on its own: one alternation of them all defeats re's literal-prefix search.
-_REPORTS = [(GATES[kind], re.compile(rx), kind, why, fix) for kind, rx, why, fix in REPORTS]
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+# Each report on its own, each of its alternatives on its own: an alternation defeats re's
+# literal-prefix search.
+_REPORTS = [(GATES[kind], tuple(re.compile(a) for a in alts), kind, why, fix)
+            for kind, alts, why, fix in REPORTS]
+# One capturing group: ``split`` returns code and comments/strings alternately in one call,
+# cheaper than a Python callback per match from ``sub``.
+_COMMENT_OR_STRING = re.compile(r'(//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*")', re.S)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 # An identifier that still looks like CUDA API after porting. Each branch is its first
@@ -44,13 +48,13 @@ _CUDA_INSIDE = re.compile(r"CUDA\w*")
 
 def _mask_comments(text):
     """Text with comments and string literals blanked (same length, newlines kept)."""
-    return _COMMENT_OR_STRING.sub(_blank, text)
-
-
-def _blank(match):
-    s = match.group(0)
-    # strings and // comments hold no newline; only block comments need one kept
-    return " " * len(s) if "\n" not in s else _NOT_NEWLINE.sub(" ", s)
+    parts = _COMMENT_OR_STRING.split(text)
+    if len(parts) == 1:
+        return text
+    # strings and // comments hold no newline; only block comments need theirs kept
+    blank = _NOT_NEWLINE.sub
+    parts[1::2] = [" " * len(s) if "\n" not in s else blank(" ", s) for s in parts[1::2]]
+    return "".join(parts)
 
 
 def _due_reports(text):
@@ -59,13 +63,31 @@ def _due_reports(text):
 
 
 def _report_findings(due, code):
-    return sorted(Finding(m.start(), kind, why, fix)
-                  for _, rx, kind, why, fix in due for m in rx.finditer(code))
+    found = []
+    for _, alts, kind, why, fix in due:
+        if len(alts) == 1:
+            found += [Finding(m.start(), kind, why, fix) for m in alts[0].finditer(code)]
+            continue
+        # what one alternation would find: leftmost first, the earlier alternative at a
+        # tie, no overlap
+        spans = sorted((m.start(), i, m.end()) for i, rx in enumerate(alts)
+                       for m in rx.finditer(code))
+        last_end = -1
+        for start, _, end in spans:
+            if start >= last_end:
+                found.append(Finding(start, kind, why, fix))
+                last_end = max(end, start + 1)
+    return sorted(found)
 
 
-def _has_identifiers(text):
-    """Whether ``text`` may hold a CUDA-looking identifier (masking can only remove them)."""
-    return _CUDA_IDENT.search(text) is not None or "CUDA" in text
+def _has_identifiers(text, regions=None):
+    """Whether ``text`` may hold a CUDA-looking identifier (masking can only remove them);
+    searched only inside ``regions`` when given (see ``_identifiers``)."""
+    if "CUDA" in text:
+        return True
+    if regions is None:
+        return _CUDA_IDENT.search(text) is not None
+    return any(_CUDA_IDENT.search(text, start, end) for start, end in regions)
 
 
 def scan_unsupported(text):
@@ -74,14 +96,19 @@ def scan_unsupported(text):
     return _report_findings(due, _mask_comments(text)) if due else []
 
 
-def _identifiers(code):
-    """(start, name) of CUDA-looking identifiers in masked code, in order, each once."""
-    spans = {m.start(): m.end() for m in _CUDA_IDENT.finditer(code)}
-    for m in _CUDA_INSIDE.finditer(code):
-        start = m.start()
-        while start and code[start - 1] in _WORD:
-            start -= 1
-        spans.setdefault(start, m.end())
+def _identifiers(code, regions=None):
+    """(start, name) of CUDA-looking identifiers in masked code, in order, each once;
+    only inside ``regions`` (hot.hot_regions of the unmasked text) when given: every
+    such identifier holds an anchor and sits on one line."""
+    spans = {}
+    for start, end in regions if regions is not None else ((0, len(code)),):
+        for m in _CUDA_IDENT.finditer(code, start, end):
+            spans[m.start()] = m.end()
+        for m in _CUDA_INSIDE.finditer(code, start, end):
+            left = m.start()
+            while left and code[left - 1] in _WORD:
+                left -= 1
+            spans.setdefault(left, m.end())
     last_end = -1
     for start in sorted(spans):
         if start >= last_end:  # a second "CUDA" inside a name already taken
@@ -104,10 +131,11 @@ def scan_unmapped(text):
     return found
 
 
-def diagnose(text, result):
+def diagnose(text, result, regions=None):
     """Both scans for one file and its PortResult, masking the original once:
     (findings, {name: (count, first line)}), the same answers as ``scan_unsupported(text)``
-    and ``scan_unmapped(result.text)``.
+    and ``scan_unmapped(result.text)``. ``regions``: the hot regions of ``text`` when the
+    port searched them (``Porter.port_hot``); identifiers are then looked for only there.
 
     An identifier left unmapped is one the port did not rewrite, found in the original's
     masked code outside every edit's span, or one a rule wrote (``CUTLASS_CUDA_X`` ->
@@ -116,7 +144,7 @@ def diagnose(text, result):
     ``__CUDA_ARCH__`` comparisons were turned around first has edits against another text:
     it is scanned the two-mask way."""
     due = _due_reports(text)
-    idents = _has_identifiers(text)
+    idents = _has_identifiers(text, regions)
     if not due and not idents:
         return [], {}
     code = _mask_comments(text)
@@ -124,8 +152,9 @@ def diagnose(text, result):
     if not idents:
         return findings, {}
     if result.text != text and "__CUDA_ARCH__" in text:
-        return findings, {n: (h.count, line_of(result.text, h.first_offset))
-                          for n, h in scan_unmapped(result.text).items()}
+        hits = list(scan_unmapped(result.text).values())
+        lines = lines_of(result.text, [h.first_offset for h in hits])
+        return findings, {h.name: (h.count, line) for h, line in zip(hits, lines)}
     starts = [e.offset for e in result.edits]
     ends = [e.offset + len(e.old) for e in result.edits]
     found = {}
@@ -134,7 +163,7 @@ def diagnose(text, result):
         hit = found.get(name)
         found[name] = [1, offset] if hit is None else [hit[0] + 1, min(hit[1], offset)]
 
-    for start, name in _identifiers(code):
+    for start, name in _identifiers(code, regions):
         i = bisect.bisect_right(starts, start) - 1
         if i < 0 or start >= ends[i]:  # not rewritten by a rule
             add(name, start)
@@ -144,9 +173,10 @@ def diagnose(text, result):
                 not (code[edit.offset] == " " and text[edit.offset] != " "):
             for _, name in _identifiers(_mask_comments(new)):
                 add(name, edit.offset)
-    return findings, {n: (c, line_of(text, first)) for n, (c, first) in found.items()}
+    lines = lines_of(text, [first for _, first in found.values()])
+    return findings, {n: (c, line) for (n, (c, _)), line in zip(found.items(), lines)}
 
 
 def located(text, findings):
     """(line, finding) pairs."""
-    return [(line_of(text, f.offset), f) for f in findings]
+    return list(zip(lines_of(text, [f.offset for f in findings]), findings))

@@ -18,7 +18,7 @@ from collections import Counter
 from torchada._core.files import write_atomic
 
 from .collect import EXCLUDE_VAR, collect, exclusions_from_env, parse_exclude_dirs, within
-from .engine import Edit, default_porter, line_of
+from .engine import Edit, default_porter, lines_of
 from .records import Batch, forget, list_records, records_dir, sha256
 from .report import FileResult, PortError, PortReport
 from .scan import diagnose
@@ -89,12 +89,14 @@ def _port_one(path, porter, scan):
     with open(path, "rb") as fh:
         raw = fh.read()
     text = raw.decode("utf-8", "surrogateescape")
-    result = porter.port(text)
-    findings = [(line_of(text, f.offset), f) for f in result.findings]
+    result, regions = porter.port_hot(text)
+    findings = list(result.findings)
     unmapped = {}
     if scan:
-        reported, unmapped = diagnose(text, result)
-        findings += [(line_of(text, f.offset), f) for f in reported]
+        reported, unmapped = diagnose(text, result, regions)
+        findings += reported
+    findings = list(zip(lines_of(text, [f.offset for f in findings]), findings))
+    if scan:
         findings.sort(key=lambda lf: (lf[0], lf[1].kind))
     changed = result.text != text
     domains = Counter(e.domain for e in result.edits)
