@@ -75,3 +75,19 @@ def test_lines_of_counts_as_line_of(text):
 
     offsets = list(range(0, len(text) + 1, 3))[::-1]
     assert lines_of(text, offsets) == [line_of(text, o) for o in offsets]
+
+
+@settings(max_examples=400, deadline=None)
+@given(SOURCE)
+def test_diagnose_answers_as_the_two_separate_scans(text):
+    """diagnose (identifiers found in the original, one mask made only when needed) ==
+    scan_unsupported(original) and scan_unmapped(ported), each masking its own text."""
+    from torchada.porting import scan_unmapped, scan_unsupported
+    from torchada.porting.engine import default_porter, line_of
+    from torchada.porting.scan import diagnose
+
+    result, regions = default_porter().port_hot(text)
+    findings, unmapped = diagnose(text, result, regions)
+    assert [(f.offset, f.kind) for f in findings] == [(f.offset, f.kind) for f in scan_unsupported(text)]
+    assert unmapped == {n: (h.count, line_of(result.text, h.first_offset))
+                        for n, h in scan_unmapped(result.text).items()}

@@ -78,11 +78,13 @@ def _write_fd(fd: int, data: bytes, sync: bool) -> None:
             os.fsync(fh.fileno())
 
 
-def temp_beside(path: str, data: bytes, mode: int | None = None, sync: bool = True) -> str:
+def temp_beside(path: str, data: bytes, mode: int | None = None, sync: bool = True,
+                prefix: str = ".torchada-") -> str:
     """Write ``data`` to a new temporary file in ``path``'s directory; return its name.
 
-    The caller renames it over ``path`` (``os.replace``) or removes it."""
-    fd, tmp = tempfile.mkstemp(prefix=".torchada-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    The caller renames it over ``path`` (``os.replace``) or removes it. A caller that must
+    find its temporaries again (``porting.records.Batch.sweep``) gives its own ``prefix``."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=os.path.dirname(path) or ".")
     try:
         _write_fd(fd, data, sync)
         if mode is not None:

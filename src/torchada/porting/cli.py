@@ -66,7 +66,8 @@ def main(argv=None):
                 print("%d restored, %d already original, %d not restored"
                       % (len(restored), len(untouched), len(conflicts)), file=out)
             return 1 if conflicts else 0
-        report = port_paths(args.paths, dry_run=args.dry_run, workers=_workers())
+        report = port_paths(args.paths, dry_run=args.dry_run, workers=_workers(),
+                             keep_texts=args.diff)
     except PortError as exc:
         print("torchada port: error: %s" % exc, file=sys.stderr)
         return 2

@@ -5,15 +5,26 @@ Before a file is first changed its original bytes are recorded under
 byte for byte. A run's writes are staged (``Batch``) and made visible together: a crash
 leaves every file either old or new, with its original recorded first, and a run that stops
 leaves nothing behind.
+
+Layout: ``<id>.orig`` holds a file's original: a hard link to the original's inode when the
+file had no other link and the cache is on the same file system (the port replaces the
+file by a new inode, so the old one stays unchanged at no copy), else a copy. Its metadata
+(path, SHA-256 of the original and of the ported content) is one entry of the run's index,
+``run-<time>-<token>.index`` (JSON, ``{id: metadata}``): one file per run, not one per
+ported file, because creating files is what a port of thousands of sources spends its
+time on (docs/porting.md, "Speed and reach"). ``<id>.json`` files, one per record, are
+what torchada wrote before; they are still read and forgotten. Where one id has several
+entries, the newest index wins. The original's SHA-256 is checked before every revert.
 """
 import hashlib
+import itertools
 import json
 import os
+import secrets
 import stat
 import time
 
-from torchada._core.files import discard, fsync_dir, private_dir, temp_beside
-
+from torchada._core.files import discard, fsync_dir, private_dir, write_atomic
 
 def records_dir(create=False):
     return private_dir("port-records", create=create)
@@ -27,52 +38,139 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
+_COUNTER = itertools.count()
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
 class Batch:
     """The writes of one port run, staged while files are still being ported and made
     visible together by ``commit``; ``discard`` leaves no trace (the user's tree and the
     records as they were).
 
-    Staged: each original's record (``.orig`` for a new record, the metadata JSON) and each
-    new content, as temporary files beside their final names, unsynced. Commit: one
-    ``os.sync()``; the records renamed into place and their folder synced; then each file
-    renamed over its target; one directory sync per directory. A crash leaves every file old
-    or new, and never a new file whose original is not recorded. Without ``os.sync`` (not
-    POSIX) each temporary file is synced as it is written."""
+    Staged: each new record's original (a link or a copy) and each new content, as
+    temporary files beside their final names, unsynced; the metadata in memory. ``stage``
+    only writes and returns what it wrote, so forked workers stage their own files (no
+    bytes travel back) and the parent ``keep``s them. Every temporary name starts with
+    this run's prefix, so ``sweep`` finds those of a worker that stopped before reporting
+    them. Commit: the run's index written; one ``os.sync()``; the originals and the index
+    renamed into place and their folder synced; then each file renamed over its target;
+    one directory sync per directory. A crash leaves every file old or new, and never a new
+    file whose original is not recorded. Without ``os.sync`` (not POSIX) each temporary
+    file is synced as it is written."""
 
     def __init__(self, record=True):
         self.record = record
         self.sync_each = not hasattr(os, "sync")
-        self.records = []  # (temp, final), in the order they must appear
+        self.prefix = ".torchada-%s-" % secrets.token_hex(6)
+        self.records = []  # (temp, final) of originals
+        self.metas = {}    # id -> metadata of this run's index
         self.files = []    # (temp, target)
         self.rdir = records_dir(create=True) if record else None
+        # earlier records: a file ported again keeps its first original
+        self.known = {m["_id"]: m for m in list_records()} if record else {}
 
     def add(self, path, original, data):
-        if self.record:
-            self._stage_record(path, original, data)
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-        self.files.append((temp_beside(path, data, mode, sync=self.sync_each), path))
+        self.keep(self.stage(path, original, data))
 
-    def _stage_record(self, path, original, ported):
+    def stage(self, path, original, data, st=None):
+        """Write the temporaries for one changed file: ([(temp, final) of its original],
+        (id, metadata) or None, (temp, target)). ``st``: the file's stat result taken when
+        ``original`` was read; with it, a file with no other hard link is recorded by a
+        link (by a copy otherwise: a link shared with another tree could change under the
+        record). Nothing is kept here; a failure removes what it wrote."""
+        records, meta = [], None
+        try:
+            if self.record:
+                linkable = st is not None and st.st_nlink == 1
+                meta = self._stage_record(path, original, data, records, linkable)
+            mode = stat.S_IMODE(st.st_mode if st is not None else os.stat(path).st_mode)
+            return records, meta, (self._temp(path, data, mode), path)
+        except BaseException:
+            for tmp, _ in records:
+                discard(tmp)
+            raise
+
+    def keep(self, staged):
+        records, meta, file_pair = staged
+        self.records += records
+        if meta is not None:
+            self.metas[meta[0]] = meta[1]
+        self.files.append(file_pair)
+
+    def _stage_record(self, path, original, ported, out, linkable):
         fid = file_id(path)
-        meta_path = os.path.join(self.rdir, fid + ".json")
-        if os.path.exists(meta_path):
-            with open(meta_path, encoding="utf-8") as fh:
-                meta = json.load(fh)
+        old = self.known.get(fid)
+        if old is not None:
+            meta = {k: v for k, v in old.items() if not k.startswith("_")}
         else:
             orig_path = os.path.join(self.rdir, fid + ".orig")
-            self.records.append((temp_beside(orig_path, original, 0o600, self.sync_each), orig_path))
+            out.append((self._temp(orig_path, original, 0o600, link_from=path if linkable else None),
+                        orig_path))
             meta = {"path": path, "original_sha256": sha256(original), "created": time.time()}
         meta["ported_sha256"] = sha256(ported)
-        data = json.dumps(meta, indent=1).encode("utf-8")
-        self.records.append((temp_beside(meta_path, data, 0o600, self.sync_each), meta_path))
+        return fid, meta
+
+    def _temp(self, final, data, mode, link_from=None):
+        """A new temporary beside ``final`` holding ``data`` (or, with ``link_from``, a
+        hard link to that file when the file system allows): os-level calls only, named
+        by this run's prefix, the process and a counter (thousands per run)."""
+        directory = os.path.dirname(final) or "."
+        while True:
+            tmp = os.path.join(directory, "%s%d-%d.tmp" % (self.prefix, os.getpid(), next(_COUNTER)))
+            if link_from is not None:
+                try:
+                    os.link(link_from, tmp)
+                    return tmp
+                except FileExistsError:
+                    continue
+                except OSError:  # another file system, no hard links: copy
+                    link_from = None
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o600)
+            except FileExistsError:
+                continue
+            break
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if mode is not None:  # exactly the target's bits, whatever the umask
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, mode)
+                else:
+                    os.chmod(tmp, mode)
+            if self.sync_each:
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            discard(tmp)
+            raise
+        os.close(fd)
+        return tmp
 
     def discard(self):
         for tmp, _ in self.records + self.files:
             discard(tmp)
-        self.records, self.files = [], []
+        self.records, self.metas, self.files = [], {}, []
+
+    def sweep(self, directories):
+        """Remove this run's temporaries from ``directories`` and the records folder: those
+        a worker wrote but never reported (it was stopped, or the run failed first)."""
+        for directory in set(directories) | ({self.rdir} if self.rdir else set()):
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                continue
+            for name in names:
+                if name.startswith(self.prefix):
+                    discard(os.path.join(directory, name))
 
     def commit(self):
         try:
+            if self.metas:
+                index = os.path.join(self.rdir, "run-%d-%s.index" % (time.time_ns(), self.prefix[10:-1]))
+                data = json.dumps(self.metas, indent=0).encode("utf-8")
+                self.records.append((self._temp(index, data, 0o600), index))
             if not self.sync_each and (self.records or self.files):
                 os.sync()
             for tmp, final in self.records:
@@ -86,27 +184,68 @@ class Batch:
             raise
         for directory in sorted({os.path.dirname(p) for _, p in self.files}):
             fsync_dir(directory)
-        self.records, self.files = [], []
+        self.records, self.metas, self.files = [], {}, []
+
+
+def _load(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
 
 
 def list_records():
+    """Every record, one per id (the newest entry): its metadata plus ``_id`` and
+    ``_index`` (the index file holding it, None for a one-file record)."""
     rdir = records_dir()
-    out = []
     if not os.path.isdir(rdir):
-        return out
-    for name in sorted(os.listdir(rdir)):
+        return []
+    names = sorted(os.listdir(rdir))
+    found = {}
+    for name in names:  # one file per record (older torchada)
         if name.endswith(".json"):
-            try:
-                with open(os.path.join(rdir, name), encoding="utf-8") as fh:
-                    meta = json.load(fh)
-            except (OSError, ValueError):
-                continue
-            meta["_id"] = name[:-5]
-            out.append(meta)
-    return out
+            meta = _load(os.path.join(rdir, name))
+            if isinstance(meta, dict):
+                found[name[:-5]] = dict(meta, _id=name[:-5], _index=None)
+    for name in names:  # run indexes, oldest first (the name starts with the time)
+        if name.startswith("run-") and name.endswith(".index"):
+            index = _load(os.path.join(rdir, name))
+            if isinstance(index, dict):
+                for fid, meta in index.items():
+                    if isinstance(meta, dict):
+                        found[fid] = dict(meta, _id=fid, _index=name)
+    return [found[fid] for fid in sorted(found)]
 
 
-def forget(meta):
-    """Delete one record (its metadata and its copy of the original)."""
-    for suffix in (".json", ".orig"):
-        discard(os.path.join(records_dir(), meta["_id"] + suffix))
+def forget(metas):
+    """Delete records (each given as list_records returns it): their originals, their
+    one-file metadata and their entries in every run index, each index rewritten once
+    (deleted when it empties)."""
+    if isinstance(metas, dict):
+        metas = [metas]
+    rdir = records_dir()
+    ids = {m["_id"] for m in metas}
+    if not ids:
+        return
+    for fid in ids:
+        discard(os.path.join(rdir, fid + ".json"))
+    try:
+        names = os.listdir(rdir)
+    except OSError:
+        names = []
+    for name in names:
+        if not (name.startswith("run-") and name.endswith(".index")):
+            continue
+        path = os.path.join(rdir, name)
+        index = _load(path)
+        if not isinstance(index, dict) or not ids & index.keys():
+            continue
+        kept = {fid: meta for fid, meta in index.items() if fid not in ids}
+        if kept:
+            write_atomic(path, json.dumps(kept, indent=0).encode("utf-8"), mode=0o600)
+        else:
+            discard(path)
+    for fid in ids:
+        discard(os.path.join(rdir, fid + ".orig"))
+

@@ -132,13 +132,14 @@ def scan_unmapped(text):
 
 
 def diagnose(text, result, regions=None):
-    """Both scans for one file and its PortResult, masking the original once:
+    """Both scans for one file and its PortResult, masking the original at most once (not
+    at all when no report is due and every CUDA-looking identifier was rewritten):
     (findings, {name: (count, first line)}), the same answers as ``scan_unsupported(text)``
     and ``scan_unmapped(result.text)``. ``regions``: the hot regions of ``text`` when the
     port searched them (``Porter.port_hot``); identifiers are then looked for only there.
 
-    An identifier left unmapped is one the port did not rewrite, found in the original's
-    masked code outside every edit's span, or one a rule wrote (``CUTLASS_CUDA_X`` ->
+    An identifier left unmapped is one the port did not rewrite, found in the original
+    outside every edit's span and not blanked by the mask, or one a rule wrote (``CUTLASS_CUDA_X`` ->
     ``MUTLASS_CUDA_X``), found in the edit's new text unless the edit sits in a comment or
     string; lines are the same in both texts (no rule writes a newline). A file whose
     ``__CUDA_ARCH__`` comparisons were turned around first has edits against another text:
@@ -147,31 +148,41 @@ def diagnose(text, result, regions=None):
     idents = _has_identifiers(text, regions)
     if not due and not idents:
         return [], {}
-    code = _mask_comments(text)
-    findings = _report_findings(due, code)
-    if not idents:
-        return findings, {}
-    if result.text != text and "__CUDA_ARCH__" in text:
+    if idents and result.text != text and "__CUDA_ARCH__" in text:
         hits = list(scan_unmapped(result.text).values())
         lines = lines_of(result.text, [h.first_offset for h in hits])
-        return findings, {h.name: (h.count, line) for h, line in zip(hits, lines)}
-    starts = [e.offset for e in result.edits]
-    ends = [e.offset + len(e.old) for e in result.edits]
+        code = _mask_comments(text) if due else None
+        return _report_findings(due, code) if due else [], \
+            {h.name: (h.count, line) for h, line in zip(hits, lines)}
+    candidates, writers = [], []
+    if idents:
+        # found in the original: a token lies wholly in code or wholly in a comment or
+        # string, so the mask (made only if needed) decides afterwards
+        starts = [e.offset for e in result.edits]
+        ends = [e.offset + len(e.old) for e in result.edits]
+        for start, name in _identifiers(text, regions):
+            i = bisect.bisect_right(starts, start) - 1
+            if i < 0 or start >= ends[i]:  # not rewritten by a rule
+                candidates.append((start, name))
+        writers = [e for e in result.edits
+                   if "CU" in e.new or "cu" in e.new or "nv" in e.new or "NV" in e.new
+                   or "nccl" in e.new]
+    if not (due or candidates or writers):
+        return [], {}
+    code = _mask_comments(text)
+    findings = _report_findings(due, code) if due else []
     found = {}
 
     def add(name, offset):
         hit = found.get(name)
         found[name] = [1, offset] if hit is None else [hit[0] + 1, min(hit[1], offset)]
 
-    for start, name in _identifiers(code, regions):
-        i = bisect.bisect_right(starts, start) - 1
-        if i < 0 or start >= ends[i]:  # not rewritten by a rule
+    for start, name in candidates:
+        if code[start] == text[start]:  # not blanked: code, not a comment or string
             add(name, start)
-    for edit in result.edits:
-        new = edit.new
-        if ("CU" in new or "cu" in new or "nv" in new or "NV" in new or "nccl" in new) and \
-                not (code[edit.offset] == " " and text[edit.offset] != " "):
-            for _, name in _identifiers(_mask_comments(new)):
+    for edit in writers:
+        if not (code[edit.offset] == " " and text[edit.offset] != " "):
+            for _, name in _identifiers(_mask_comments(edit.new)):
                 add(name, edit.offset)
     lines = lines_of(text, [first for _, first in found.values()])
     return findings, {n: (c, line) for (n, (c, _)), line in zip(found.items(), lines)}

@@ -32,32 +32,33 @@ POOL_MIN_BYTES = 4 << 20
 
 
 def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, scan=True,
-               workers=1):
+               workers=1, keep_texts=True):
     """Port every source under ``paths`` in place (or only report, with ``dry_run``).
 
     ``workers`` > 1 ports files in that many forked processes when the sources are large
     (the ``torchada port`` command passes the CPU count); the report and every write are
     the same as with one, in the same order. Library callers keep the default of 1: forking
-    a process that runs threads (torch's, a build's) is not safe."""
+    a process that runs threads (torch's, a build's) is not safe. ``keep_texts=False``
+    leaves ``FileResult.original``/``ported`` None (the command keeps them for ``--diff``
+    only: with workers they would travel back to this process)."""
     porter = porter or default_porter()
     report = PortReport()
     started = time.perf_counter()
     files = collect(paths, exclude, report)
     results = [None] * len(files)
-    # Writes are staged as results arrive (while workers still port), made visible only when
-    # every changed file proved writable: nothing changes unless everything can.
+    # Writes are staged as files are ported (by the workers, when there are some), made
+    # visible only when every changed file proved writable: nothing changes unless
+    # everything can.
     batch = None if dry_run else Batch(record)
     blocked = []
+    ported = _port_all(files, porter, scan, workers, batch, keep_texts)
     try:
-        for index, result, contents in _port_all(files, porter, scan, workers):
+        for index, result, staged in ported:
             results[index] = result
-            if batch is None or contents is None:
-                continue
-            path = result[0]
-            if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path), os.W_OK):
-                blocked.append((index, path))
-            elif not blocked:
-                batch.add(path, *contents)
+            if staged == _BLOCKED:
+                blocked.append((index, result[0]))
+            elif staged is not None:
+                batch.keep(staged)
         if blocked:
             names = [path for _, path in sorted(blocked)]
             raise PortError("cannot write %s (read-only). Make them writable (chmod u+w) or "
@@ -67,8 +68,10 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
         if batch is not None:
             batch.commit()
     except BaseException:
+        ported.close()  # stops the workers (they may still be staging) before the sweep
         if batch is not None:
             batch.discard()
+            batch.sweep({os.path.dirname(path) for path in files})
         raise
     for path, size, file_result, unmapped in results:  # the report, in file order
         report.bytes += size
@@ -83,11 +86,14 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
     return report
 
 
-def _port_one(path, porter, scan):
-    """Read, port and scan one file: ((path, bytes, FileResult, {name: (count, line)}),
-    (original bytes, ported bytes) when it changed, else None)."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
+_BLOCKED = "blocked"  # a changed file that cannot be written (a string: it crosses a pipe)
+
+
+def _port_one(path, porter, scan, batch, keep_texts):
+    """Read, port, scan and stage one file: ((path, bytes, FileResult,
+    {name: (count, line)}), staged), where staged is what ``batch.stage`` wrote for a
+    changed file, ``_BLOCKED`` when the file or its folder is read-only, else None."""
+    raw, st = _read(path)
     text = raw.decode("utf-8", "surrogateescape")
     result, regions = porter.port_hot(text)
     findings = list(result.findings)
@@ -99,43 +105,52 @@ def _port_one(path, porter, scan):
     if scan:
         findings.sort(key=lambda lf: (lf[0], lf[1].kind))
     changed = result.text != text
+    staged = None
+    if changed and batch is not None:
+        if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path), os.W_OK):
+            staged = _BLOCKED
+        else:
+            staged = batch.stage(path, raw, result.text.encode("utf-8", "surrogateescape"), st)
+    keep = changed and keep_texts
     domains = Counter(e.domain for e in result.edits)
-    contents = (raw, result.text.encode("utf-8", "surrogateescape")) if changed else None
     return (path, len(raw), FileResult(path, changed, result.edits, findings, domains,
-                                       text if changed else None,
-                                       result.text if changed else None), unmapped), contents
+                                       text if keep else None,
+                                       result.text if keep else None), unmapped), staged
 
 
-_pool_job = None  # (files, porter, scan) of the parent, inherited by forked workers
+def _read(path):
+    """(bytes, stat result) of one file, with os-level calls (no buffered file object:
+    thousands of files per run)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        chunks = []
+        size = st.st_size
+        while True:
+            chunk = os.read(fd, max(size, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size = 1 << 16
+        return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
+    finally:
+        os.close(fd)
+
+
+_pool_job = None  # (files, porter, scan, batch, keep_texts) of the parent, inherited by workers
 
 
 def _pool_port(index):
-    """One file in a worker, packed small for the trip back: the ported text as bytes (the
-    parent reads the original again from disk, which is cheaper than sending it), edits as
-    plain tuples (a namedtuple pickles as a class call per edit)."""
-    files, porter, scan = _pool_job
-    (path, size, res, unmapped), contents = _port_one(files[index], porter, scan)
-    ported = contents[1] if contents is not None else None
-    packed = res._replace(edits=[tuple(e) for e in res.edits], original=None, ported=ported)
-    return index, (path, size, packed, unmapped)
+    """One file in a worker, packed small for the trip back: edits as plain tuples (a
+    namedtuple pickles as a class call per edit); the ported bytes stay on disk, staged."""
+    files, porter, scan, batch, keep_texts = _pool_job
+    (path, size, res, unmapped), staged = _port_one(files[index], porter, scan, batch, keep_texts)
+    packed = res._replace(edits=[tuple(e) for e in res.edits])
+    return index, (path, size, packed, unmapped), staged
 
 
-def _unpack(item):
-    """A worker's result as _port_one gives it (the original bytes read again here)."""
-    path, size, res, unmapped = item
-    edits = [Edit._make(e) for e in res.edits]
-    if not res.changed:
-        return (path, size, res._replace(edits=edits), unmapped), None
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    ported = res.ported
-    res = res._replace(edits=edits, original=raw.decode("utf-8", "surrogateescape"),
-                       ported=ported.decode("utf-8", "surrogateescape"))
-    return (path, size, res, unmapped), (raw, ported)
-
-
-def _port_all(files, porter, scan, workers):
-    """(index, result, contents) for every file (as _port_one), as they are ready; in a
+def _port_all(files, porter, scan, workers, batch, keep_texts):
+    """(index, result, staged) for every file (as _port_one), as they are ready; in a
     fork pool when asked for and worth it (then in completion order)."""
     global _pool_job
     if workers > 1 and len(files) > 1 and "fork" in _start_methods():
@@ -150,16 +165,18 @@ def _port_all(files, porter, scan, workers):
 
             # largest files first, small chunks: the workers finish together
             order = sorted(range(len(files)), key=lambda i: -sizes[i])
-            _pool_job = (files, porter, scan)
+            _pool_job = (files, porter, scan, batch, keep_texts)
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    for index, result in pool.imap_unordered(_pool_port, order, chunksize=8):
-                        yield (index, *_unpack(result))
+                    for index, (path, size, res, unmapped), staged in pool.imap_unordered(
+                            _pool_port, order, chunksize=8):
+                        res = res._replace(edits=[Edit._make(e) for e in res.edits])
+                        yield index, (path, size, res, unmapped), staged
             finally:
                 _pool_job = None
             return
     for index, path in enumerate(files):
-        yield (index, *_port_one(path, porter, scan))
+        yield (index, *_port_one(path, porter, scan, batch, keep_texts))
 
 
 def _start_methods():
@@ -182,6 +199,15 @@ def revert_paths(paths, force=False):
     rdir = records_dir()
     records = [m for m in list_records() if any(within(m["path"], r) for r in roots)]
     restored, untouched, conflicts = [], [], []
+    done = []  # forgotten together: a run index is rewritten once, not once per file
+    try:
+        _revert_each(records, rdir, force, restored, untouched, conflicts, done)
+    finally:
+        forget(done)
+    return restored, untouched, conflicts
+
+
+def _revert_each(records, rdir, force, restored, untouched, conflicts, done):
     for meta in records:
         path = meta["path"]
         orig_file = os.path.join(rdir, meta["_id"] + ".orig")
@@ -204,5 +230,4 @@ def revert_paths(paths, force=False):
             conflicts.append((path, "edited since it was ported (use --force to restore the "
                                     "original anyway)"))
             continue
-        forget(meta)
-    return restored, untouched, conflicts
+        done.append(meta)

@@ -55,7 +55,8 @@ GATES = {
     "warp-mask": ("_sync",),
     "warp-size": ("arp", "ARP"),
     "activemask": ("__activemask",),
-    "cooperative-groups": ("this_", "_group"),  # this_grid/cluster; cooperative_, grid_, cluster_groups
+    "cooperative-groups": ("cooperative_groups", "this_grid", "grid_group", "this_cluster",
+                           "cluster_group"),
     "cooperative-launch": ("LaunchCooperativeKernel",),
     "wmma": ("wmma",),
     "tma": ("ensorMap", "cp.async.bulk"),
