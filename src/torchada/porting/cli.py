@@ -67,7 +67,7 @@ def main(argv=None):
                       % (len(restored), len(untouched), len(conflicts)), file=out)
             return 1 if conflicts else 0
         report = port_paths(args.paths, dry_run=args.dry_run, workers=_workers(),
-                             keep_texts=args.diff)
+                             detail=args.diff)
     except PortError as exc:
         print("torchada port: error: %s" % exc, file=sys.stderr)
         return 2

@@ -201,12 +201,25 @@ class Porter:
         return PortResult("".join(parts), edits, findings), regions
 
     def _port_reversed_arch(self, text, edits):
-        def repl(m):
-            op = _FLIP[m.group(2)]
-            new, _ = _translate_arch(op, int(m.group(1)))
-            edits.append(Edit(m.start(), m.group(0), new, "cuda_arch"))
-            return new
-        return self._reversed_arch.sub(repl, text)
+        """``800 <= __CUDA_ARCH__`` turned around, searched only on the lines naming
+        __CUDA_ARCH__ (the pattern starts with digits, which are everywhere; it cannot
+        span a line)."""
+        parts, last, line_end = [], 0, -1
+        find, rfind = text.find, text.rfind
+        at = find("__CUDA_ARCH__")
+        while at >= 0:
+            if at > line_end:
+                line_start = rfind("\n", 0, at) + 1
+                line_end = find("\n", at)
+                if line_end < 0:
+                    line_end = len(text)
+                for m in self._reversed_arch.finditer(text, line_start, line_end):
+                    new, _ = _translate_arch(_FLIP[m.group(2)], int(m.group(1)))
+                    edits.append(Edit(m.start(), m.group(0), new, "cuda_arch"))
+                    parts += (text[last:m.start()], new)
+                    last = m.end()
+            at = find("__CUDA_ARCH__", at + 13)
+        return "".join(parts) + text[last:] if parts else text
 
     def _protected_defines(self, text):
         """Spans of ``#define A B`` lines that already map a CUDA name onto its MUSA name:

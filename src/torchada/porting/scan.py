@@ -29,7 +29,6 @@ _REPORTS = [(GATES[kind], tuple(re.compile(a) for a in alts), kind, why, fix)
 # One capturing group: ``split`` returns code and comments/strings alternately in one call,
 # cheaper than a Python callback per match from ``sub``.
 _COMMENT_OR_STRING = re.compile(r'(//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*")', re.S)
-_NOT_NEWLINE = re.compile(r"[^\n]")
 
 # An identifier that still looks like CUDA API after porting. Each branch is its first
 # character, the left word boundary, then the rest; ``\w*CUDA\w*`` (CUDA inside a name) is
@@ -52,8 +51,8 @@ def _mask_comments(text):
     if len(parts) == 1:
         return text
     # strings and // comments hold no newline; only block comments need theirs kept
-    blank = _NOT_NEWLINE.sub
-    parts[1::2] = [" " * len(s) if "\n" not in s else blank(" ", s) for s in parts[1::2]]
+    parts[1::2] = [" " * len(s) if "\n" not in s else "\n".join([" " * len(line) for line in s.split("\n")])
+                   for s in parts[1::2]]
     return "".join(parts)
 
 

@@ -32,15 +32,16 @@ POOL_MIN_BYTES = 4 << 20
 
 
 def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, scan=True,
-               workers=1, keep_texts=True):
+               workers=1, detail=True):
     """Port every source under ``paths`` in place (or only report, with ``dry_run``).
 
     ``workers`` > 1 ports files in that many forked processes when the sources are large
     (the ``torchada port`` command passes the CPU count); the report and every write are
     the same as with one, in the same order. Library callers keep the default of 1: forking
-    a process that runs threads (torch's, a build's) is not safe. ``keep_texts=False``
-    leaves ``FileResult.original``/``ported`` None (the command keeps them for ``--diff``
-    only: with workers they would travel back to this process)."""
+    a process that runs threads (torch's, a build's) is not safe. ``detail=False`` is the
+    command's lighter report (it asks for detail only for ``--diff``): ``FileResult``'s
+    ``original`` and ``ported`` None and, from workers, its edits plain ``(offset, old,
+    new, domain)`` tuples (equal to the ``Edit`` namedtuples, without their attributes)."""
     porter = porter or default_porter()
     report = PortReport()
     started = time.perf_counter()
@@ -51,7 +52,7 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
     # everything can.
     batch = None if dry_run else Batch(record)
     blocked = []
-    ported = _port_all(files, porter, scan, workers, batch, keep_texts)
+    ported = _port_all(files, porter, scan, workers, batch, detail)
     try:
         for index, result, staged in ported:
             results[index] = result
@@ -89,7 +90,7 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
 _BLOCKED = "blocked"  # a changed file that cannot be written (a string: it crosses a pipe)
 
 
-def _port_one(path, porter, scan, batch, keep_texts):
+def _port_one(path, porter, scan, batch, detail):
     """Read, port, scan and stage one file: ((path, bytes, FileResult,
     {name: (count, line)}), staged), where staged is what ``batch.stage`` wrote for a
     changed file, ``_BLOCKED`` when the file or its folder is read-only, else None."""
@@ -111,7 +112,7 @@ def _port_one(path, porter, scan, batch, keep_texts):
             staged = _BLOCKED
         else:
             staged = batch.stage(path, raw, result.text.encode("utf-8", "surrogateescape"), st)
-    keep = changed and keep_texts
+    keep = changed and detail
     domains = Counter(e.domain for e in result.edits)
     return (path, len(raw), FileResult(path, changed, result.edits, findings, domains,
                                        text if keep else None,
@@ -137,19 +138,19 @@ def _read(path):
         os.close(fd)
 
 
-_pool_job = None  # (files, porter, scan, batch, keep_texts) of the parent, inherited by workers
+_pool_job = None  # (files, porter, scan, batch, detail) of the parent, inherited by workers
 
 
 def _pool_port(index):
     """One file in a worker, packed small for the trip back: edits as plain tuples (a
     namedtuple pickles as a class call per edit); the ported bytes stay on disk, staged."""
-    files, porter, scan, batch, keep_texts = _pool_job
-    (path, size, res, unmapped), staged = _port_one(files[index], porter, scan, batch, keep_texts)
+    files, porter, scan, batch, detail = _pool_job
+    (path, size, res, unmapped), staged = _port_one(files[index], porter, scan, batch, detail)
     packed = res._replace(edits=[tuple(e) for e in res.edits])
     return index, (path, size, packed, unmapped), staged
 
 
-def _port_all(files, porter, scan, workers, batch, keep_texts):
+def _port_all(files, porter, scan, workers, batch, detail):
     """(index, result, staged) for every file (as _port_one), as they are ready; in a
     fork pool when asked for and worth it (then in completion order)."""
     global _pool_job
@@ -165,18 +166,19 @@ def _port_all(files, porter, scan, workers, batch, keep_texts):
 
             # largest files first, small chunks: the workers finish together
             order = sorted(range(len(files)), key=lambda i: -sizes[i])
-            _pool_job = (files, porter, scan, batch, keep_texts)
+            _pool_job = (files, porter, scan, batch, detail)
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
                     for index, (path, size, res, unmapped), staged in pool.imap_unordered(
                             _pool_port, order, chunksize=8):
-                        res = res._replace(edits=[Edit._make(e) for e in res.edits])
+                        if detail:
+                            res = res._replace(edits=[Edit._make(e) for e in res.edits])
                         yield index, (path, size, res, unmapped), staged
             finally:
                 _pool_job = None
             return
     for index, path in enumerate(files):
-        yield (index, *_port_one(path, porter, scan, batch, keep_texts))
+        yield (index, *_port_one(path, porter, scan, batch, detail))
 
 
 def _start_methods():
