@@ -28,7 +28,9 @@ _REPORTS = [(GATES[kind], tuple(re.compile(a) for a in alts), kind, why, fix)
             for kind, alts, why, fix in REPORTS]
 # One capturing group: ``split`` returns code and comments/strings alternately in one call,
 # cheaper than a Python callback per match from ``sub``.
-_COMMENT_OR_STRING = re.compile(r'(//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*")', re.S)
+# The string branch unrolled ("[^"\\\n]*(?:\\.[^"\\\n]*)*", the same language as
+# "(?:\\.|[^"\\\n])*"): one loop per run of plain characters, not one per character.
+_COMMENT_OR_STRING = re.compile(r'(//[^\n]*|/\*.*?\*/|"[^"\\\n]*(?:\\.[^"\\\n]*)*")', re.S)
 
 # An identifier that still looks like CUDA API after porting. Each branch is its first
 # character, the left word boundary, then the rest; ``\w*CUDA\w*`` (CUDA inside a name) is
