@@ -118,3 +118,22 @@ def test_a_run_that_fails_while_staging_leaves_no_temporary_behind(tmp_path, mon
     assert {f: f.read_bytes() for f in files} == before
     assert _leftovers(tmp_path / "p", records_dir()) == []
     assert list_records() == [] and [n for n in os.listdir(records_dir()) if n.endswith(".orig")] == []
+
+
+def test_where_hard_links_fail_the_original_is_copied(tmp_path, monkeypatch):
+    """Another file system (EXDEV) or one without links: the record is a copy, reverted
+    the same way."""
+    import errno
+
+    def no_link(src, dst, *a, **k):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    (f,) = _tree(tmp_path / "p", 1)
+    inode = os.stat(f).st_ino
+    monkeypatch.setattr(os, "link", no_link)
+    port_paths([tmp_path / "p"])
+    orig = os.path.join(records_dir(), file_id(str(f)) + ".orig")
+    assert os.stat(orig).st_ino != inode and open(orig, "rb").read() == CU + b"// 0\n"
+    assert os.stat(orig).st_mode & 0o777 == 0o600
+    assert revert_paths([tmp_path / "p"])[0] == [str(f)]
+    assert f.read_bytes() == CU + b"// 0\n"

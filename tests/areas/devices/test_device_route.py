@@ -90,7 +90,7 @@ def test_both_routes_give_the_same_results_and_cpu_calls_run_no_torchada_code():
     assert c["frames_cuda"] is False
 
 
-def test_first_start_builds_at_exit_and_a_failed_build_is_not_retried(tmp_path):
+def test_first_start_builds_at_exit_and_a_failed_build_is_retried_only_a_day_later(tmp_path):
     from torchada._core.files import user_cache_root
 
     def run(root, **extra):
@@ -109,6 +109,15 @@ def test_first_start_builds_at_exit_and_a_failed_build_is_not_retried(tmp_path):
     assert again["route"].startswith("Python wrappers (the prefilter did not build on this "
                                      "machine before")
     assert first["zeros_cuda"] == again["zeros_cuda"] == ["musa:0", "torch.float32", [0.0, 0.0]]
+    # a day later (a compiler may have been installed since) the build is tried again
+    import time
+
+    (failed,) = broken.rglob("FAILED")
+    day_ago = time.time() - 24 * 3600 - 60
+    os.utime(failed, (day_ago, day_ago))
+    later, after = run(broken), run(broken)
+    assert later["route"].startswith("Python wrappers (first start"), later["route"]
+    assert after["route"] == "C prefilter" and not failed.exists()
 
 
 def test_cache_root_equals_platformdirs():

@@ -14,6 +14,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import time
 
 from torchada.areas._kit import native
 
@@ -36,6 +37,25 @@ def _paths():
     directory = private_dir("build", name)
     return name, directory, os.path.join(directory, name + ".so"), \
         os.path.join(directory, "FAILED")
+
+
+# A failed build is not retried at every exit (each try costs a compiler run), but not
+# forever either: a compiler installed later is found the next day.
+RETRY_FAILED_AFTER_S = 24 * 3600
+
+
+def _failed_recently(failed):
+    try:
+        age = time.time() - os.stat(failed).st_mtime
+    except OSError:
+        return False
+    if age < RETRY_FAILED_AFTER_S:
+        return True
+    try:
+        os.unlink(failed)
+    except OSError:
+        return True  # cannot clear it (read-only cache): keep the Python route
+    return False
 
 
 def build_at_exit(name, directory, built, failed):
@@ -64,8 +84,9 @@ def load():
         return None, "%s=python" % ROUTE_VAR
     try:
         name, directory, built, failed = _paths()
-        if os.path.exists(failed):
-            return None, "the prefilter did not build on this machine before (%s)" % failed
+        if _failed_recently(failed):
+            return None, ("the prefilter did not build on this machine before (%s; retried a "
+                          "day after, or now if you delete it)" % failed)
         if not os.path.exists(built):
             import atexit
 
