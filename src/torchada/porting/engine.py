@@ -3,7 +3,8 @@
 One compiled regex per process does the whole pass: a trie of every whole-identifier key
 (identifiers, prefixes, qualified literals, dispatch macros, no-op calls, arch guards) and
 the #include directive, combined so that Python's ``re`` can skip with a first-character
-set; the replacement callback is a dict lookup. Nothing here touches the file system.
+set, and searched only over the lines that can hold a match (``hot.py``); the replacement
+callback is a dict lookup. Nothing here touches the file system.
 """
 import bisect
 import re
