@@ -46,9 +46,10 @@ def status_note():
 
 
 def _route(journal):
-    """``fast(orig, slow, dmap, types, positional=False)``: the C prefilter in front of the
-    Python wrapper ``slow`` (calls naming no CUDA device go straight to ``orig``), or the
-    Python wrapper itself where the prefilter is unavailable (areas/_fastpath)."""
+    """``fast(orig, slow, dmap, types, positional=False, translated=None)``: the C prefilter
+    in front of the Python wrapper ``slow`` (calls naming no CUDA device go straight to
+    ``orig``), or the Python wrapper itself where the prefilter is unavailable
+    (areas/_fastpath)."""
     global ROUTE
     from torchada.areas import _fastpath
 
@@ -71,6 +72,7 @@ def _reset_route():
     global ROUTE
     ROUTE = None
 
+
 FACTORIES = (
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
     "linspace", "logspace", "eye", "tensor", "as_tensor", "asarray", "empty_strided",
@@ -81,6 +83,8 @@ FACTORIES = (
     "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
     "randint_like",
 )
+
+
 def factory_wrappers(torch):
     """The factories on ``torch`` this area replaced (C prefilters or Python wrappers):
     what compile-time areas must make Dynamo and AOT autograd accept."""

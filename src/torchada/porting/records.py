@@ -17,14 +17,14 @@ what torchada wrote before; they are still read and forgotten. Where one id has 
 entries, the newest index wins. The original's SHA-256 is checked before every revert.
 """
 import hashlib
-import itertools
 import json
 import os
 import secrets
 import stat
 import time
 
-from torchada._core.files import discard, fsync_dir, private_dir, write_atomic
+from torchada._core.files import (discard, fsync_dir, private_dir, temp_beside, temp_name,
+                                  write_atomic)
 
 def records_dir(create=False):
     return private_dir("port-records", create=create)
@@ -36,10 +36,6 @@ def file_id(path):
 
 def sha256(data):
     return hashlib.sha256(data).hexdigest()
-
-
-_COUNTER = itertools.count()
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class Batch:
@@ -111,42 +107,18 @@ class Batch:
         return fid, meta
 
     def _temp(self, final, data, mode, link_from=None):
-        """A new temporary beside ``final`` holding ``data`` (or, with ``link_from``, a
-        hard link to that file when the file system allows): os-level calls only, named
-        by this run's prefix, the process and a counter (thousands per run)."""
-        directory = os.path.dirname(final) or "."
-        while True:
-            tmp = os.path.join(directory, "%s%d-%d.tmp" % (self.prefix, os.getpid(), next(_COUNTER)))
-            if link_from is not None:
-                try:
-                    os.link(link_from, tmp)
-                    return tmp
-                except FileExistsError:
-                    continue
-                except OSError:  # another file system, no hard links: copy
-                    link_from = None
+        """A new temporary beside ``final`` holding ``data``, or, with ``link_from``, a hard
+        link to that file where the file system allows (named by this run's prefix)."""
+        while link_from is not None:
+            tmp = temp_name(final, self.prefix)
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o600)
-            except FileExistsError:
+                os.link(link_from, tmp)
+                return tmp
+            except FileExistsError:  # left by an earlier process with the same id
                 continue
-            break
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if mode is not None:  # exactly the target's bits, whatever the umask
-                if hasattr(os, "fchmod"):
-                    os.fchmod(fd, mode)
-                else:
-                    os.chmod(tmp, mode)
-            if self.sync_each:
-                os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            discard(tmp)
-            raise
-        os.close(fd)
-        return tmp
+            except OSError:  # another file system, no hard links: copy
+                break
+        return temp_beside(final, data, mode, self.sync_each, prefix=self.prefix)
 
     def discard(self):
         for tmp, _ in self.records + self.files:

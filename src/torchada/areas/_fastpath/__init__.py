@@ -6,7 +6,7 @@ name one goes to the Python wrapper, which translates exactly as without the pre
 The first process on a machine (per Python and torch) runs on the Python wrappers and
 builds the prefilter as it exits (about a second; nothing is written at import); later
 starts load the built file directly (a fraction of a millisecond). Where it cannot be
-built (no compiler) the failure is remembered so later starts do not try again, and
+built (no compiler) the failure is remembered for a day (``RETRY_FAILED_AFTER_S``), and
 ``torchada status`` names the route.
 ``TORCHADA_DEVICE_ROUTE=python`` keeps the Python wrappers (tests run both routes).
 """
