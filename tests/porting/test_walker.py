@@ -289,3 +289,21 @@ def test_aborted_port_keeps_the_records_of_an_earlier_one(tmp_path, monkeypatch,
     assert {m["_id"]: m for m in list_records()} == records_before
     restored, _, conflicts = revert_paths([root])
     assert conflicts == [] and len(restored) == len(records_before)
+
+
+def test_the_commands_light_report_from_workers_has_the_same_edits(tmp_path, monkeypatch):
+    """``detail=False`` (the command without --diff): no texts kept, edits brought back from
+    the workers as plain tuples, equal to the serial run's Edit namedtuples."""
+    import torchada.porting.walker as walker
+
+    monkeypatch.setattr(walker, "POOL_MIN_BYTES", 1)
+    reports = {}
+    for mode, workers, detail in (("serial", 1, True), ("light", 2, False)):
+        root = tmp_path / mode
+        make_tree(root)
+        reports[mode] = port_paths([root], workers=workers, detail=detail)
+    serial, light = reports["serial"], reports["light"]
+    assert [f.edits for f in light.files] == [f.edits for f in serial.files]
+    assert sum(len(f.edits) for f in light.files) > 0
+    assert all(f.original is None and f.ported is None for f in light.files)
+    assert all(f.original is not None for f in serial.changed)
