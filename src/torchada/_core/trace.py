@@ -1,0 +1,294 @@
+"""The translation report: which CUDA calls torchada translated, how often, and from where.
+
+``TORCHADA_TRACE=1`` counts every call of a CUDA API that torchada translated (a torch.cuda
+name, ``Tensor.cuda``, or a device / backend argument spelled the CUDA way) and keeps the
+first call site in the user's code (the first frame outside torch, torch_musa and torchada).
+It also counts the unsupported stand-ins that were hit and the times
+``torch.cuda.is_available()`` answered False to the program. ``TORCHADA_REPORT=<dir>``
+(which implies the trace) writes one JSON file per process at exit, named after its rank
+under torchrun.
+
+Zero cost when off: ``ENABLED`` is decided once, when this module is first imported (by the
+journal, at activation). When it is False nothing is wrapped and every installed callable
+is the very object the area built. When it is True the journal wraps each callable an area
+installs (``wrap``), at install time, in this one place.
+"""
+
+import atexit
+import functools
+import json
+import os
+import sys
+import threading
+import time
+import types
+
+from torchada._core import settings
+
+TRACE_VAR = "TORCHADA_TRACE"
+REPORT_VAR = "TORCHADA_REPORT"
+IS_AVAILABLE = "torch.cuda.is_available"
+SCHEMA = 1
+
+_lock = threading.Lock()
+_calls = {}        # api -> [count, first site]
+_unsupported = {}  # api -> [count, first site, message]
+_unavailable = [0, None]  # is_available() answered False to user code: [count, first site]
+_started = time.time()
+
+
+def _configure():
+    report_dir = (os.environ.get(REPORT_VAR) or "").strip() or None
+    return settings.env_flag(TRACE_VAR, False) or report_dir is not None, report_dir
+
+
+ENABLED, REPORT_DIR = _configure()
+
+
+# -- call sites -------------------------------------------------------------------------------
+def _internal_dirs():
+    """Folders whose frames are not the user's: torchada (and its simulator), the boot
+    module, torch, torch_musa."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    dirs = [here + os.sep, os.path.join(os.path.dirname(here), "torchada_boot.py")]
+    for name in ("torch", "torch_musa"):
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path:
+            dirs.append(os.path.dirname(os.path.abspath(path)) + os.sep)
+    return tuple(dirs)
+
+
+def _is_internal(filename, internal):
+    return filename.startswith(internal) or filename.startswith("<frozen")
+
+
+def call_site(depth=2):
+    """``file:line`` of the innermost frame outside torch / torch_musa / torchada, or None
+    when every frame is theirs."""
+    internal = _internal_dirs()
+    try:
+        frame = sys._getframe(depth)
+    except ValueError:
+        return None
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_internal(os.path.abspath(filename) if filename[:1] != "<" else filename,
+                            internal):
+            return "%s:%d" % (filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def _caller_is_user(depth=2):
+    try:
+        filename = sys._getframe(depth).f_code.co_filename
+    except ValueError:
+        return False
+    if filename[:1] != "<":
+        filename = os.path.abspath(filename)
+    return not _is_internal(filename, _internal_dirs())
+
+
+# -- counting ---------------------------------------------------------------------------------
+def _count(table, api, extra=None):
+    with _lock:
+        entry = table.get(api)
+        if entry is None:
+            entry = table[api] = [0, call_site(3)] + ([extra] if extra is not None else [])
+        entry[0] += 1
+
+
+def unsupported_hit(api, message):
+    """An unsupported stand-in (or a CUDA argument MUSA does not take) was reached."""
+    if ENABLED:
+        _count(_unsupported, api, message)
+
+
+def _names_cuda(value):
+    cls = value.__class__
+    if cls is str:
+        return "cuda" in value or "nccl" in value
+    if cls.__name__ == "device":  # torch.device kept as "cuda" (the fallback mode)
+        return getattr(value, "type", None) == "cuda"
+    return False
+
+
+def _call_names_cuda(args, kwargs):
+    for value in args:
+        if _names_cuda(value):
+            return True
+    for value in kwargs.values():
+        if _names_cuda(value):
+            return True
+    return False
+
+
+def _api_name(owner, name):
+    if isinstance(owner, types.ModuleType):
+        return "%s.%s" % (owner.__name__, name)
+    if isinstance(owner, type):
+        if owner.__name__ in ("Tensor", "TensorBase"):
+            return "torch.Tensor.%s" % name
+        for public in ("torch", "torch.nn"):  # torch.device, torch.nn.Module, ...
+            if getattr(sys.modules.get(public), owner.__name__, None) is owner:
+                return "%s.%s.%s" % (public, owner.__name__, name)
+        return "%s.%s.%s" % (owner.__module__, owner.__qualname__, name)
+    return "%s.%s" % (type(owner).__name__, name)
+
+
+def _is_cuda_api(api):
+    return "cuda" in api.lower() or "nccl" in api.lower()
+
+
+def _wrappable(value):
+    if not callable(value) or isinstance(value, (type, types.ModuleType, property,
+                                                 staticmethod, classmethod)):
+        return False
+    return getattr(value, "__torchada_unsupported__", None) is None  # stubs count themselves
+
+
+def counting(api, value, always):
+    """``value`` behind a counter for ``api``: every call when ``always`` (a CUDA name),
+    else only calls passing a CUDA-spelled device or backend."""
+    if api == IS_AVAILABLE:
+        def traced(*args, **kwargs):
+            _count(_calls, api)
+            result = value(*args, **kwargs)
+            if result is False and _caller_is_user():
+                with _lock:
+                    if _unavailable[1] is None:
+                        _unavailable[1] = call_site(2)
+                    _unavailable[0] += 1
+            return result
+    elif always:
+        def traced(*args, **kwargs):
+            _count(_calls, api)
+            return value(*args, **kwargs)
+    else:
+        def traced(*args, **kwargs):
+            if _call_names_cuda(args, kwargs):
+                _count(_calls, api)
+            return value(*args, **kwargs)
+    try:
+        functools.update_wrapper(traced, value)
+    except (AttributeError, TypeError):  # a C callable without the usual attributes
+        traced.__wrapped__ = value
+    traced.__torchada_traced__ = value
+    return traced
+
+
+def wrap(owner, name, value):
+    """What the journal installs for ``owner.name = value`` while tracing: a counting
+    version of a callable, ``value`` itself for anything else."""
+    if not _wrappable(value):
+        return value
+    api = _api_name(owner, name)
+    traced = counting(api, value, _is_cuda_api(api))
+    if isinstance(owner, type) and not hasattr(type(value), "__get__"):
+        return staticmethod(traced)  # a C callable on a class never bound ``self``
+    return traced
+
+
+def wrap_new(cls, new):
+    """A replaced constructor (``torch.device`` / ``torch.Generator``) behind a counter."""
+    if not ENABLED:
+        return new
+    return counting("%s.%s" % ("torch", cls.__name__), new, False)
+
+
+# -- reading it back --------------------------------------------------------------------------
+def _rank():
+    rank, local = os.environ.get("RANK"), os.environ.get("LOCAL_RANK")
+    return rank, local, os.environ.get("WORLD_SIZE")
+
+
+def snapshot():
+    """The report as a dict (what the JSON file holds)."""
+    with _lock:
+        calls = {api: {"count": e[0], "first_site": e[1]} for api, e in _calls.items()}
+        unsupported = {api: {"count": e[0], "first_site": e[1], "message": e[2]}
+                       for api, e in _unsupported.items()}
+        unavailable = {"count": _unavailable[0], "first_site": _unavailable[1]}
+    rank, local, world = _rank()
+    versions = {name: getattr(sys.modules.get(name), "__version__", None)
+                for name in ("torch", "torch_musa", "torchada")}
+    boot = sys.modules.get("torchada_boot")
+    decision = getattr(boot, "decision", None) or (None, None)
+    return {
+        "schema": SCHEMA, "pid": os.getpid(), "rank": rank, "local_rank": local,
+        "world_size": world, "argv": list(sys.argv), "platform": decision[0],
+        "versions": versions, "started": _started, "ended": time.time(),
+        "translated_calls": sum(v["count"] for v in calls.values()),
+        "translated": dict(sorted(calls.items(), key=lambda kv: -kv[1]["count"])),
+        "unsupported": unsupported,
+        "cuda_unavailable_answers": unavailable,
+    }
+
+
+def report_name(pid=None):
+    """``torchada-report-rank<R>-local<L>-<pid>.json`` under torchrun, else
+    ``torchada-report-<pid>.json``."""
+    rank, local, _ = _rank()
+    pid = os.getpid() if pid is None else pid
+    if rank is None and local is None:
+        return "torchada-report-%d.json" % pid
+    return "torchada-report-rank%s-local%s-%d.json" % (rank if rank is not None else "x",
+                                                     local if local is not None else "x", pid)
+
+
+def write_report(directory):
+    """Write this process's report into ``directory``; the path, or None after one line on
+    stderr naming the folder (an exiting program is never failed over its report)."""
+    from torchada._core import files
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, report_name())
+        data = json.dumps(snapshot(), indent=1, sort_keys=True, default=str).encode()
+        files.write_atomic(path, data, mode=0o644, sync=False)
+        return path
+    except Exception as exc:
+        try:
+            sys.stderr.write("torchada: the translation report was not written to %s (%s: %s); "
+                             "set %s to a writable folder\n"
+                             % (directory, type(exc).__name__, exc, REPORT_VAR))
+        except Exception:
+            pass
+        return None
+
+
+def summary_lines(platform=None, limit=5):
+    """The lines ``torchada run`` prints: translated calls, unsupported paths hit, and the
+    is_available() answer when it was False on MUSA."""
+    data = snapshot()
+    lines = ["  translated: %d calls of %d CUDA APIs" % (data["translated_calls"],
+                                                         len(data["translated"]))]
+    for api, entry in list(data["translated"].items())[:limit]:
+        lines.append("    %-34s x%-6d first at %s" % (api, entry["count"],
+                                                      entry["first_site"] or "torch internals"))
+    if data["unsupported"]:
+        lines.append("  unsupported: %d paths hit" % len(data["unsupported"]))
+        for api, entry in data["unsupported"].items():
+            lines.append("    %s x%d first at %s: %s" % (api, entry["count"],
+                                                         entry["first_site"] or "torch internals",
+                                                         entry["message"]))
+    else:
+        lines.append("  unsupported: none hit")
+    answers = data["cuda_unavailable_answers"]
+    if answers["count"] and (platform or data["platform"]) == "musa":
+        lines.append("  note      : the program asked torch.cuda.is_available() and got False "
+                     "(%d times, first at %s); set TORCHADA_FORCE_CUDA_AVAILABLE=1 to make it "
+                     "follow torch.musa.is_available()" % (answers["count"], answers["first_site"]))
+    return lines
+
+
+def reset():
+    """Forget what was counted (tests)."""
+    with _lock:
+        _calls.clear()
+        _unsupported.clear()
+        _unavailable[:] = [0, None]
+
+
+if ENABLED and REPORT_DIR is not None:
+    atexit.register(write_report, REPORT_DIR)
