@@ -36,6 +36,10 @@ def test_wheel_contents(wheel):
     assert "torchada/moe/configs/triton_3_2_0/E=128,N=96,device_name=MTT_S5000,block_shape=[128,128].json" in names
     assert {"torchada/moe/configs/LICENSE.upstream", "torchada/moe/ci/shapes.json",
             "torchada/moe/ci/models.json"} <= set(names)
+    # the device prefilter ships compiled (issue 16): an extension module for this interpreter
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    assert "torchada/areas/_fastpath/_prefilter" + suffix in names
+    assert not [n for n in names if n.endswith(".so") and "_prefilter" not in n]
     pth = zipfile.ZipFile(wheel).read("torchada_autoload.pth").decode()
     code_lines = [l for l in pth.splitlines() if l.startswith("import")]
     assert len(code_lines) == 1 and "torchada_boot" in code_lines[0] and "except" in code_lines[0]
@@ -44,6 +48,53 @@ def test_wheel_contents(wheel):
     meta = zipfile.ZipFile(wheel).read("torchada-0.2.0.dist-info/METADATA").decode()
     requires = sorted(l.split(":", 1)[1].strip() for l in meta.splitlines() if l.startswith("Requires-Dist"))
     assert [r for r in requires if "extra" not in r] == ["packaging", "platformdirs", "torch"]
+
+
+def test_sdist_without_a_compiler_installs_and_the_python_route_says_why(tmp_path):
+    """An sdist built on a machine without a C++ compiler: the install succeeds without the
+    compiled prefilter, and the devices area serves on the Python route, saying why."""
+    sdist_dir = tmp_path / "sdist"
+    proc = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o",
+                           str(sdist_dir), str(ROOT)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (sdist,) = sdist_dir.glob("torchada-*.tar.gz")
+    import tarfile
+
+    with tarfile.open(sdist) as tar:
+        members = tar.getnames()
+        tar.extractall(tmp_path / "src")
+    top = members[0].split("/")[0]
+    for needed in ("setup.py", "pyproject.toml", "torchada_autoload.pth",
+                   "hooks/torchada_autoload.start", "src/torchada/areas/_fastpath/prefilter.cpp"):
+        assert "%s/%s" % (top, needed) in members, needed
+    assert not [m for m in members if m.endswith(".so")]
+    nowhere = tmp_path / "no-compiler"
+    nowhere.write_text("#!/bin/sh\necho 'no compiler on this machine' >&2\nexit 1\n")
+    nowhere.chmod(0o755)
+    env = dict(os.environ, CC=str(nowhere), CXX=str(nowhere), LDSHARED=str(nowhere))
+    out = tmp_path / "wheel"
+    proc = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(out),
+                           str(tmp_path / "src" / top)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (built,) = out.glob("torchada-*.whl")
+    names = zipfile.ZipFile(built).namelist()
+    assert "torchada_autoload.pth" in names and "torchada/areas/devices.py" in names
+    assert not [n for n in names if "_prefilter" in n and not n.endswith(".cpp")]
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(built).extractall(unpacked)
+    from torchada.areas._fastpath import NOT_BUILT
+    from tests._fresh import last_json, run_sim
+
+    code = ("import json\n"
+            "x = torch.ones(2, device='cuda') * 3\n"
+            "import torchada.areas._fastpath as fp\n"
+            "line = [l for l in str(torchada.status()).splitlines() if NOT in l]\n"
+            "print(json.dumps({'x': x.cpu().tolist(), 'device': str(x.device), 'lines': line, "
+            "'from': fp.__file__}))\n").replace("NOT", repr(NOT_BUILT))
+    result = last_json(run_sim(code, PYTHONPATH=str(unpacked), TORCHADA_DEVICE_ROUTE="c"))
+    assert result["from"].startswith(str(unpacked))
+    assert result["x"] == [3.0, 3.0] and result["device"] == "musa:0"
+    assert len(result["lines"]) == 1 and "Python wrappers" in result["lines"][0]
 
 
 def make_venv(path):
@@ -141,3 +192,49 @@ def test_system_site_packages_venv_sees_the_base_torch_musa(tmp_path):
     (base_site / "torch_musa").rmdir()
     out = subprocess.run(args, env=clean_env(), capture_output=True, text=True)
     assert out.stdout.split() == ["None"], out.stdout + out.stderr
+
+
+def _venv_with_pytest(path):
+    """A fresh venv that sees this environment's packages (pytest among them) but none of
+    torchada's files: the venv's own site-packages holds a link farm of everything else."""
+    python, site = make_venv(path)
+    ours = sysconfig.get_paths()["purelib"]
+    farm = path / "farm"
+    farm.mkdir()
+    for entry in Path(ours).iterdir():
+        if "torchada" not in entry.name.lower():
+            (farm / entry.name).symlink_to(entry)
+    (site / "zz_farm.pth").write_text(str(farm) + "\n")
+    return python, site
+
+
+def test_installed_torchada_adds_nothing_to_a_pytest_session_unless_asked(wheel, tmp_path):
+    python, site = _venv_with_pytest(tmp_path / "venv")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                   check=True, capture_output=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_trivial.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    env = clean_env()
+
+    def pytest(*args):
+        return subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                              cwd=project, env=env, capture_output=True, text=True)
+
+    assert subprocess.run([python, "-c", "import torchada, torchada.testing.pytest_plugin"],
+                          env=env, cwd=project).returncode == 0  # installed and importable
+    plain = pytest("test_trivial.py")
+    assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout + plain.stderr
+    header = [line for line in plain.stdout.split("collected")[0].splitlines()
+              if not line.startswith("rootdir:")]  # the temporary path names the test
+    assert [line for line in header if line.startswith("plugins:")], header  # printed
+    assert "torchada" not in "\n".join(header).lower(), header
+    assert "--torchada-simulate" not in pytest("--help").stdout
+    # Asked for: the option and the fixture are there.
+    asked = pytest("-p", "torchada.testing.pytest_plugin", "--help")
+    assert asked.returncode == 0 and "--torchada-simulate" in asked.stdout
+    (project / "test_fixture.py").write_text(
+        "def test_fixture(torchada_sim):\n    assert hasattr(torchada_sim, 'run')\n")
+    assert pytest("test_fixture.py").returncode != 0   # no fixture unless asked
+    used = pytest("-p", "torchada.testing.pytest_plugin", "test_fixture.py")
+    assert used.returncode == 0 and "1 passed" in used.stdout, used.stdout + used.stderr

@@ -1,8 +1,10 @@
-"""pytest plugin for downstream projects (inert unless asked for).
+"""pytest plugin for downstream projects (opt-in: installing torchada loads nothing).
 
-Registered through the ``pytest11`` entry point, so it loads in every pytest session of an
-environment with torchada installed; it does nothing unless a test uses the fixture or the
-session is started with ``--torchada-simulate``.
+It has no ``pytest11`` entry point, so a pytest session never sees it unless asked:
+``pytest -p torchada.testing.pytest_plugin`` on the command line, or
+``pytest_plugins = ["torchada.testing.pytest_plugin"]`` in a project's top conftest.py.
+Once loaded it still does nothing unless a test uses the fixture or the session is started
+with ``--torchada-simulate``.
 
 * ``torchada_sim`` fixture: ``torchada_sim.run(code, env=None)`` runs ``code`` in a fresh
   interpreter on the simulated torch_musa and returns its stdout (asserting exit status 0).
