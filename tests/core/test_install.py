@@ -1,5 +1,6 @@
 """Packaging: the wheel's contents, and activation from a real install in a fresh venv."""
 
+import json
 import os
 import subprocess
 import sys
@@ -163,11 +164,31 @@ def test_sitecustomize_hook_activates_and_chains(tmp_path):
 
 
 SYSTEM_SITE_VENV = r"""
-import site, sys
-venv, base = sys.argv[1], sys.argv[2]
-# What site.main() does in a venv made with --system-site-packages: site.venv() puts the venv
-# prefix first and the base prefix after it, then addsitepackages() reads the venv's .pth files
-# before the base site-packages (where the vendor image's torch_musa lives) joins sys.path.
+import json, site, sys
+venv, base, layout = sys.argv[1], sys.argv[2], sys.argv[3]
+if layout == "debian":
+    # Debian/Ubuntu patch site.getsitepackages(): a prefix's packages live in dist-packages
+    # folders (a venv adds its lib/pythonX.Y/site-packages first). Modelled on the
+    # distribution's site.py of python3.11 (Debian 12), which the debian-python run below
+    # checks for real where that interpreter exists.
+    def getsitepackages(prefixes=None):
+        ver, out = "python%d.%d" % sys.version_info[:2], []
+        for prefix in (prefixes or site.PREFIXES):
+            if sys.base_prefix != sys.prefix:
+                out.append("%s/lib/%s/site-packages" % (prefix, ver))
+            out += ["%s/local/lib/%s/dist-packages" % (prefix, ver),
+                    "%s/lib/python3/dist-packages" % prefix, "%s/lib/%s/dist-packages" % (prefix, ver)]
+        return out
+    site.getsitepackages = getsitepackages
+if sys.argv[4] == "dirs":
+    sys.prefix = venv
+    print(json.dumps([site.getsitepackages([venv]), site.getsitepackages([base])]))
+    raise SystemExit
+# What site.main() does in a venv made with --system-site-packages: site.venv() sets the venv
+# as sys.prefix and puts the base prefix after it, then addsitepackages() reads the venv's
+# .pth files before the base site directories (where the vendor image's torch_musa lives)
+# join sys.path.
+sys.prefix = venv
 site.PREFIXES[:] = [venv, base]
 site.addsitepackages(set(), site.PREFIXES)
 import torchada_boot
@@ -175,23 +196,45 @@ print((torchada_boot.decision or ("None",))[0])
 """
 
 
+def _interpreters():
+    """This interpreter under its own site layout and under Debian's (modelled), plus a
+    Debian/Ubuntu-built python3 where this machine has one (its real site module)."""
+    runs = [(sys.executable, "own"), (sys.executable, "debian")]
+    system = "/usr/bin/python3"
+    if os.path.exists(system) and os.path.realpath(system) != os.path.realpath(sys.executable):
+        probe = subprocess.run([system, "-S", "-c", "import site; print(site.getsitepackages(['/p']))"],
+                               capture_output=True, text=True)
+        if "dist-packages" in probe.stdout:
+            runs.append((system, "own"))
+    return runs
+
+
 def test_system_site_packages_venv_sees_the_base_torch_musa(tmp_path):
-    rel = Path("lib") / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
-    venv_site, base_site = tmp_path / "venv" / rel, tmp_path / "base" / rel
-    venv_site.mkdir(parents=True)
-    (base_site / "torch_musa").mkdir(parents=True)
-    (base_site / "torch_musa" / "__init__.py").write_text("")
-    # our install in the venv: the source tree on the path (a .pth read first), then the hook
-    (venv_site / "a_torchada_src.pth").write_text(str(ROOT / "src") + "\n")
-    (venv_site / "torchada_autoload.pth").write_text((ROOT / "torchada_autoload.pth").read_text())
-    args = [sys.executable, "-S", "-c", SYSTEM_SITE_VENV, str(tmp_path / "venv"), str(tmp_path / "base")]
-    out = subprocess.run(args, env=clean_env(), capture_output=True, text=True)
-    assert out.stdout.split() == ["musa"], out.stdout + out.stderr
-    # Control: the same venv without the base prefix (no system site-packages) stays off.
-    (base_site / "torch_musa" / "__init__.py").unlink()
-    (base_site / "torch_musa").rmdir()
-    out = subprocess.run(args, env=clean_env(), capture_output=True, text=True)
-    assert out.stdout.split() == ["None"], out.stdout + out.stderr
+    """Wherever site puts a prefix's packages (site-packages, or Debian's dist-packages), the
+    hook in the venv finds a torch_musa in any site directory of the base prefix."""
+    checked = []
+    for python, layout in _interpreters():
+        venv, base = tmp_path / layout / "venv", tmp_path / layout / "base"
+        args = [python, "-S", "-c", SYSTEM_SITE_VENV, str(venv), str(base), layout]
+        dirs = subprocess.run(args + ["dirs"], env=clean_env(), capture_output=True, text=True)
+        venv_dirs, base_dirs = json.loads(dirs.stdout)
+        venv_site = Path(venv_dirs[0])
+        venv_site.mkdir(parents=True, exist_ok=True)
+        # our install in the venv: the source tree on the path (a .pth read first), then the hook
+        (venv_site / "a_torchada_src.pth").write_text(str(ROOT / "src") + "\n")
+        (venv_site / "torchada_autoload.pth").write_text((ROOT / "torchada_autoload.pth").read_text())
+        for base_site in map(Path, base_dirs):
+            (base_site / "torch_musa").mkdir(parents=True)
+            (base_site / "torch_musa" / "__init__.py").write_text("")
+            out = subprocess.run(args + ["run"], env=clean_env(), capture_output=True, text=True)
+            assert out.stdout.split() == ["musa"], (python, layout, base_site, out.stdout + out.stderr)
+            # Control: the same venv without torch_musa in the base prefix stays off.
+            (base_site / "torch_musa" / "__init__.py").unlink()
+            (base_site / "torch_musa").rmdir()
+            out = subprocess.run(args + ["run"], env=clean_env(), capture_output=True, text=True)
+            assert out.stdout.split() == ["None"], (python, layout, out.stdout + out.stderr)
+            checked.append((layout, base_site.relative_to(base).as_posix()))
+    assert ("debian", "lib/python3/dist-packages") in checked, checked
 
 
 def _venv_with_pytest(path):
