@@ -1,6 +1,8 @@
 """`torchada run [--simulate] [--example NAME] PROG [ARGS]`: run an unmodified program with
 torchada active (on the simulated torch_musa with --simulate) in a fresh interpreter, and
-print a short summary at exit: platform, device, areas applied."""
+print a short summary at exit: platform, device, areas applied, and (with the translation
+report on, the default here) translated calls, unsupported paths hit and a False answer of
+torch.cuda.is_available()."""
 import os
 import subprocess
 import sys
@@ -11,7 +13,8 @@ USAGE = """usage: torchada run [--simulate] [--force-simulate] [--no-summary] (P
                     the program; refused if a real torch_musa is installed)
   --force-simulate  the same, even when a real torch_musa is installed
   --example NAME    run a bundled example instead of PROG (available: {examples})
-  --no-summary      do not print the summary at exit
+  --no-summary      do not print the summary at exit (nor count translated calls: without
+                    it `torchada run` sets TORCHADA_TRACE=1 for the program unless set)
   --cuda-unavailable  keep torch.cuda.is_available() False on MUSA (torchada's default for
                     imported use). Without it, `torchada run` sets
                     TORCHADA_FORCE_CUDA_AVAILABLE=1 for the program (unless already set):
@@ -80,6 +83,9 @@ def format_summary(report):
              "  applied  : %s" % (", ".join(applied) if applied else "none")]
     if failed:
         lines.append("  failed   : %s" % ", ".join(failed))
+    trace = sys.modules.get("torchada._core.trace")
+    if trace is not None and trace.ENABLED:
+        lines += trace.summary_lines(platform)
     return "\n".join(lines)
 
 
@@ -155,6 +161,8 @@ def main(argv):
     if cuda_available:
         env.setdefault("TORCHADA_FORCE_CUDA_AVAILABLE", "1")
     env["_TORCHADA_RUN_SUMMARY"] = "1" if summary else "0"
+    if summary:
+        env.setdefault("TORCHADA_TRACE", "1")  # the summary's translated-call lines
     try:
         return subprocess.call([sys.executable, "-c", _WRAPPER, prog] + argv, env=env)
     except KeyboardInterrupt:

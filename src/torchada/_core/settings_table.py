@@ -54,6 +54,13 @@ SETTINGS = (
     Setting("TORCHADA_DEBUG_CPP_OPS", ("1",), "unset",
             "log every call of a compiled operator override to stderr",
             "torchada.areas._op_overrides:debug_enabled"),
+    Setting("TORCHADA_TRACE", ("1", "0"), "0 (torchada run: 1)",
+            "count every translated CUDA call and keep its first call site (docs/migrate.md)",
+            "torchada._core.trace:_configure"),
+    Setting("TORCHADA_REPORT", ("<directory>",), "unset",
+            "write the translation report there at exit, one JSON file per process "
+            "(rank-aware under torchrun); implies TORCHADA_TRACE=1",
+            "torchada._core.trace:_configure"),
     Setting("TORCHADA_PORT_WORKERS", ("1..256",), "the CPUs this process may use",
             "processes `torchada port` ports files in (sources of 4 MiB or more; 1: none)",
             "torchada.porting.cli:_workers"),

@@ -105,6 +105,9 @@ class TpNewPatch:
         return self._orig(cls, args, id(kwargs) if kwargs else None)
 
     def install(self, new):
+        from torchada._core import trace
+
+        new = trace.wrap_new(self.cls, new)  # the same object unless TORCHADA_TRACE
         _set_type_attr(self.cls, "__new__", staticmethod(new))
         self.installed = True
         if _ptr(self.cls, "new").value == self.orig_slot:
