@@ -2,6 +2,8 @@
 
 import types
 
+from torchada._core import trace as _trace
+
 _MISSING = object()
 
 
@@ -16,7 +18,25 @@ class Journal:
         self._undo = []
 
     def note(self, text):
-        self.notes.append(str(text))
+        """A status line: a string, or a function returning one (called by status)."""
+        self.notes.append(text if callable(text) else str(text))
+
+    def savepoint(self):
+        """A mark ``rollback`` undoes back to (one fix unit's writes and notes)."""
+        return len(self._undo), self.writes, len(self.notes)
+
+    def rollback(self, mark):
+        """Undo the steps recorded since ``mark``, newest first; returns the errors met."""
+        steps, writes, notes = mark
+        errors = []
+        while len(self._undo) > steps:
+            try:
+                self._undo.pop()()
+            except Exception as exc:  # keep undoing the rest
+                errors.append(exc)
+        self.writes = writes
+        del self.notes[notes:]
+        return errors
 
     def fix_enabled(self, name):
         return name in self.fixes
@@ -25,6 +45,8 @@ class Journal:
         return len(self._undo)
 
     def setattr(self, owner, name, value):
+        if _trace.ENABLED:  # decided once at activation: off, the area's object goes in as is
+            value = _trace.wrap(owner, name, value)
         old = owner.__dict__.get(name, _MISSING) if _has_dict(owner) else getattr(owner, name, _MISSING)
         setattr(owner, name, value)
         self.writes += 1

@@ -38,6 +38,10 @@ def _gate(platforms, versions, needs, unknown_musa_is_lowest=False):
                 unknown_musa_is_lowest=unknown_musa_is_lowest)
 
 
+def _package(distribution):
+    return distribution.replace("-", "_").lower()
+
+
 @dataclass(frozen=True)
 class Area:
     name: str
@@ -54,6 +58,10 @@ class Area:
     # Module names the area may supply itself when imported (its module's ``provide``): a
     # stub for a package that is not installed, or an alias for one that cannot work on MUSA.
     provides: Tuple[str, ...] = ()
+    # True: the area applies once per trigger module, each time one is imported (the module
+    # is ``ctx.module``), with its own status line; a ``versions`` entry naming a trigger's
+    # top-level package (dashes as underscores) gates that trigger only.
+    per_trigger: bool = False
 
     def __post_init__(self):
         if self.phase not in PHASES:
@@ -61,8 +69,16 @@ class Area:
         if not self.triggers or not all(isinstance(t, str) and t for t in self.triggers):
             raise ValueError("area %r needs at least one trigger module name" % self.name)
 
-    def gate(self):
-        return _gate(self.platforms, self.versions, self.needs)
+    def gate(self, trigger=None):
+        """The area's gate; for ``trigger`` of a per-trigger row, without the version
+        entries that belong to its other triggers' packages."""
+        versions = self.versions
+        if trigger is not None:
+            tops = {t.split(".")[0] for t in self.triggers}
+            mine = trigger.split(".")[0]
+            versions = tuple((dist, spec) for dist, spec in versions
+                             if _package(dist) == mine or _package(dist) not in tops)
+        return _gate(self.platforms, versions, self.needs)
 
     def fix_names(self):
         return ["%s.%s" % (self.name, fix.name) for fix in self.fixes]

@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+from torchada._core import area_run
+from torchada._core.area_run import one_line
 from torchada._core.gate import module_version
 from torchada._core.journal import Journal
 from torchada._core.manifest import BEFORE_BACKEND
@@ -25,21 +27,25 @@ _tls = threading.local()
 
 
 class AreaRecord:
-    """One area. Its module is imported lazily, on the first pass after torch is imported,
-    so activation on MUSA costs no area imports at interpreter start."""
+    """One area (or, for a row that fires per trigger, one trigger of it: ``fired_by``).
+    Its module is imported lazily, on the first pass after torch is imported, so activation
+    on MUSA costs no area imports at interpreter start."""
 
     __slots__ = ("name", "package", "module", "triggers", "gate", "phase", "state", "reason",
-                 "seconds", "journal", "writes", "fixes", "fix_states", "provides", "provided")
+                 "seconds", "journal", "writes", "fixes", "fix_states", "provides", "provided",
+                 "fired_by", "units")
 
-    def __init__(self, area, package):
-        self.name, self.package, self.triggers = area.name, package, tuple(area.triggers)
+    def __init__(self, area, package, fired_by=None):
+        self.name, self.package = area.name, package
+        self.fired_by = fired_by
+        self.triggers = (fired_by,) if fired_by else tuple(area.triggers)
         self.provides = frozenset(area.provides)
         self.provided = []  # module names the area supplied (shown by status)
-        self.gate, self.phase = area.gate(), area.phase
+        self.gate, self.phase = area.gate(fired_by), area.phase
         self.fixes = dict(zip(area.fix_names(), area.fixes))  # "<area>.<fix>" -> Fix
         # "<area>.<fix>" -> (state, reason); pending until the area runs
         self.fix_states = {full: (PENDING, None) for full in self.fixes}
-        self.module = self.journal = None
+        self.module = self.journal = self.units = None
         self.state, self.reason = PENDING, None
         self.seconds, self.writes = 0.0, 0
 
@@ -49,8 +55,8 @@ class AreaRecord:
             return True
         try:
             module = importlib.import_module("%s.%s" % (self.package, self.name))
-            if not callable(getattr(module, "apply", None)):
-                raise TypeError("module %s has no apply(journal)" % module.__name__)
+            # the row's fixes and the module's @_kit.fix units, one to one
+            self.units = area_run.check_shape(module, [f.name for f in self.fixes.values()])
         except Exception as exc:  # a broken area module costs that area only
             self.state, self.reason = FAILED, "cannot load area module: " + one_line(exc)
             logger.warning("torchada: area %r %s. The program continues without it; silence "
@@ -59,14 +65,6 @@ class AreaRecord:
             return False
         self.module = module
         return True
-
-
-def one_line(exc, limit=300):
-    """An exception as one short line: warnings must stay one line even for C++ errors."""
-    text = " ".join(str(exc).split())
-    if len(text) > limit:
-        text = text[:limit - 3] + "..."
-    return "%s: %s" % (type(exc).__name__, text)
 
 
 def loading():
@@ -91,7 +89,9 @@ class Registry:
         """``areas``: manifest rows (torchada._core.manifest.Area), in application order."""
         self.platform = platform
         self._lock = threading.RLock()
-        self.records = [AreaRecord(area, package) for area in areas]
+        self.records = [AreaRecord(area, package, trigger)
+                        for area in areas
+                        for trigger in (area.triggers if area.per_trigger else (None,))]
         self.triggers = frozenset(t for r in self.records for t in r.triggers)
         self.provided = frozenset(n for r in self.records for n in r.provides)
         known = {r.name for r in self.records} | {f for r in self.records for f in r.fixes}
@@ -151,9 +151,11 @@ class Registry:
         if reason is not None:
             self._finish(record, SKIPPED, reason, started)
             return
-        journal = Journal(record.name, self._decide_fixes(record))
+        journal = Journal(record.name)
+        fixes = self._decide_fixes(record)
+        trigger = record.fired_by or next((t for t in record.triggers if module_ready(t)), None)
         try:
-            record.module.apply(journal)
+            unit_states = area_run.run(record.module, journal, fixes, trigger, record.name)
         except Exception as exc:
             errors = journal.revert()
             error = one_line(exc)
@@ -165,6 +167,8 @@ class Registry:
                 record.name, extra, error, settings.DISABLE_AREAS_VAR, record.name)
             return
         record.journal, record.writes = journal, journal.writes
+        for name, state in unit_states.items():
+            record.fix_states["%s.%s" % (record.name, name)] = state
         self._finish(record, APPLIED, None, started)
 
     def _decide_fixes(self, record):

@@ -14,8 +14,10 @@ class AreaStatus:
     triggers: tuple = ()
     seconds: float = 0.0
     writes: int = 0
-    note: Optional[str] = None  # what an applied area chose (an area's status_note())
+    note: Optional[str] = None  # what an applied area chose (its ctx.note lines)
     fixes: list = field(default_factory=list)  # [{"name", "state", "reason"}] per fix unit
+    # a row that fires per trigger: [{"name": trigger, "state", "reason", "note"}] each
+    fired: list = field(default_factory=list)
 
 
 @dataclass
@@ -47,6 +49,10 @@ class Report:
             timing = " (%.1f ms, %d writes)" % (a.seconds * 1e3, a.writes) if a.state == "applied" else ""
             note = " [%s]" % a.note if a.note else ""
             lines.append("    %-22s %-8s%s%s%s" % (a.name, a.state, timing, detail, note))
+            for one in a.fired:
+                detail = " - %s" % one["reason"] if one["reason"] else ""
+                note = " [%s]" % one["note"] if one["note"] else ""
+                lines.append("      %-20s %-8s%s%s" % (one["name"], one["state"], detail, note))
             for fix in a.fixes:
                 detail = " - %s" % fix["reason"] if fix["reason"] else ""
                 lines.append("      %-20s %-8s%s" % (fix["name"], fix["state"], detail))
@@ -64,19 +70,40 @@ def build_report():
         why = "torchada inactive: %s" % reason
         areas = [AreaStatus(n, "skipped", why) for n in activation.area_names()]
         return Report(platform or _seen_platform(), False, reason, *versions, areas=areas)
-    areas = [AreaStatus(r.name, r.state, r.reason, r.triggers, r.seconds, r.writes, _note(r),
-                        [{"name": n, "state": st, "reason": why}
-                         for n, (st, why) in r.fix_states.items()])
-             for r in registry.records]
+    grouped = {}
+    for record in registry.records:  # a per-trigger row has one record per trigger
+        grouped.setdefault(record.name, []).append(record)
+    areas = [_area_status(records) for records in grouped.values()]
     return Report(platform, True, reason, *versions, areas=areas)
 
 
+# The state a per-trigger area shows: its most telling trigger's.
+_RANK = ("applied", "failed", "applying", "pending", "reverted", "skipped")
+
+
+def _area_status(records):
+    first = records[0]
+    fixes = [{"name": n, "state": st, "reason": why} for n, (st, why) in first.fix_states.items()]
+    if first.fired_by is None:
+        return AreaStatus(first.name, first.state, first.reason, first.triggers,
+                          first.seconds, first.writes, _note(first), fixes)
+    fired = [{"name": r.fired_by, "state": r.state, "reason": r.reason, "note": _note(r)}
+             for r in records]
+    state = min((r.state for r in records), key=_RANK.index)
+    reasons = {r.reason for r in records if r.state == state}
+    return AreaStatus(first.name, state, reasons.pop() if len(reasons) == 1 else None,
+                      tuple(r.fired_by for r in records),
+                      sum(r.seconds for r in records), sum(r.writes for r in records),
+                      None, fixes, fired)
+
+
 def _note(record):
-    """The area's notes (kit ``ctx.note``), the modules it supplied and its ``status_note()``,
-    joined; applied only."""
+    """The area's notes (``ctx.note``: strings, or functions called now) and the modules it
+    supplied, joined; applied only."""
     if record.state != "applied":
         return None
-    notes = list(getattr(record.journal, "notes", ()))
+    notes = [_text(n) for n in getattr(record.journal, "notes", ())]
+    notes = [n for n in notes if n]
     if record.provided:  # modules the finder took from the area (manifest ``provides``)
         notes.append("supplied: %s" % ", ".join(record.provided))
     dynamic = getattr(record.module, "status_note", None)
@@ -88,6 +115,15 @@ def _note(record):
         if text:
             notes.append(text)
     return "; ".join(notes) or None
+
+
+def _text(note):
+    if not callable(note):
+        return note
+    try:
+        return note()
+    except Exception as exc:  # a report must never raise
+        return "note failed: %s" % exc
 
 
 def _seen_platform():
