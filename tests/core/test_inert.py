@@ -65,10 +65,16 @@ names = {
   'torch._inductor.codecache.CacheBase': ['get_system'],
   **lightning_names,
 }
+import importlib.util, os
+# torchada's own package folder (not any path that merely contains the word: a checkout
+# named "torchada" holds torch's site-packages too when its venv lives inside it)
+OURS = os.path.dirname(importlib.util.find_spec('torchada').origin) + os.sep
+
+
 def describe(obj):
     # a wrapper keeps its original's name and module: where its code lives tells them apart
     code = getattr(obj, '__code__', None)
-    defined = 'torchada' if code is not None and 'torchada' in code.co_filename else 'torch'
+    defined = 'torchada' if code is not None and code.co_filename.startswith(OURS) else 'torch'
     return '%s|%s|%s|%s|%s' % (type(obj).__name__, getattr(obj, '__module__', None),
                                getattr(obj, '__qualname__', None), defined, id(obj))
 snap = {}

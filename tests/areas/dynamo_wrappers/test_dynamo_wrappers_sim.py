@@ -25,7 +25,6 @@ print(json.dumps(out))
 
 
 def test_factories_compile_as_one_graph_on_the_c_route():
-    run_sim("pass", TORCHADA_DEVICE_ROUTE="c")   # a first start builds the prefilter at exit
     out = last_json(run_sim(PROGRAM, TORCHADA_DEVICE_ROUTE="c"))
     assert out == {"fullgraph": ["musa:0", [1.0, 2.0, 3.0, 4.0]], "graphs": 1, "breaks": 0,
                    "route": "Prefilter"}

@@ -185,7 +185,7 @@ def test_concurrent_first_calls_build_once(tmp_path):
 
     env = sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION=IN_RANGE, XDG_CACHE_HOME=tmp_path,
                   TORCHADA_SIM_CACHE_DIR=user_cache_root(), TORCHADA_CPP_OPS_VERBOSE="1",
-                  TORCHADA_DEVICE_ROUTE="python")  # no device-prefilter build in this cache
+                  TORCHADA_DEVICE_ROUTE="python")
     code = "import torch, torchada\nprint(torch.log(torch.ones(1, device='cuda')).item())"
     procs = [None, None]
 

@@ -5,8 +5,8 @@
 // calls torch's original directly (vectorcall, no Python frame); when the map already holds
 // the translation, it calls torch with it; otherwise (a spelling not seen yet, or an error)
 // it calls the Python wrapper with the original arguments.  Only the Python C
-// API: it builds in about a second, with no torch headers.  (C++ only because torch's
-// extension loader compiles .cpp.)
+// API, no torch headers: it is compiled when the package is built (setup.py), never at
+// run time.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -206,20 +206,16 @@ static PyType_Slot prefilter_slots[] = {
     {0, NULL}};
 
 static PyType_Spec prefilter_spec = {
-    "torchada_prefilter.Prefilter", sizeof(Prefilter), 0,
+    "torchada.areas._fastpath._prefilter.Prefilter", sizeof(Prefilter), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
         Py_TPFLAGS_METHOD_DESCRIPTOR,
     prefilter_slots};
 
-#define PF_CONCAT2(a, b) a##b
-#define PF_CONCAT(a, b) PF_CONCAT2(a, b)
-#define PF_STR2(a) #a
-#define PF_STR(a) PF_STR2(a)
+static PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "torchada.areas._fastpath._prefilter",
+                              NULL, -1, NULL, NULL, NULL, NULL, NULL};
 
-static PyModuleDef kModule = {PyModuleDef_HEAD_INIT, PF_STR(TORCH_EXTENSION_NAME), NULL, -1,
-                              NULL, NULL, NULL, NULL, NULL};
-
-PyMODINIT_FUNC PF_CONCAT(PyInit_, TORCH_EXTENSION_NAME)(void) {
+// Compiled when the package is built (setup.py): torchada.areas._fastpath._prefilter.
+PyMODINIT_FUNC PyInit__prefilter(void) {
   g_device = PyUnicode_InternFromString("device");
   if (g_device == NULL) return NULL;
   PyObject* type = PyType_FromSpec(&prefilter_spec);
