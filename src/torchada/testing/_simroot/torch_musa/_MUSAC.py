@@ -458,3 +458,6 @@ _autocast.install()
 from torch_musa._sim import autograd_fallback as _autograd_fallback  # noqa: E402
 
 _autograd_fallback.install()
+
+# ----------------------------------------------------------------- comm (PythonComm.cpp)
+from torch_musa._sim.comm import _broadcast, _broadcast_coalesced, _gather, _scatter  # noqa: E402,F401

@@ -55,6 +55,10 @@ from ._sim.legacy_tensors import make_tensor_types as _make_tensor_types  # noqa
 for _cls in _make_tensor_types():
     globals()[_cls.__name__] = _cls
     _tensor_classes.add(_cls)
+# the patched torch's tensor_types.cpp accepts "torch_musa.<T>Tensor" (its type names)
+from ._sim.legacy_tensors import patch_tensor_type as _patch_tensor_type  # noqa: E402
+
+_patch_tensor_type(_tensor_classes)
 
 # 4-5.
 torch.__setattr__("musa", sys.modules[__name__])
@@ -144,6 +148,12 @@ def _apply_patches():
 
 
 _apply_patches()
+
+# The patched torch's nn.parallel (comm.py, _functions.py, parallel_apply.py) calls
+# torch.musa / _MUSAC; the simulator runs on stock torch, so it patches them the same way.
+from ._sim import patched_parallel as _patched_parallel  # noqa: E402
+
+_patched_parallel.apply()
 
 
 def ipc_collect():
