@@ -57,27 +57,28 @@ AREAS = (
     Area("operator_fixes", ("torch",), "broken kernels of named torch_musa releases, one "
          "fix unit each (PrivateUse1 kernels only: CPU calls never reach them)",
          versions=(("torch", ">=2.7"),),
-         fixes=(Fix("log_f64_inplace", "float64 Tensor.log_ as the out-of-place log written "
-                    "back", versions=(("torch_musa", ">2.7.1,<" + LOG_F64_FIXED_IN),),
-                    evidence="issue 11: in-place float64 log_ raises '\"log_musa\" not "
-                    "implemented for Double' before 2.11.0.post2; 2.7.1 excluded (its log_ "
-                    "goes through muDNN, which takes Double: docs/simulator.md)"),
-                Fix("mm_out_dtype", "mm / bmm(out_dtype=): the native kernel when a one-time "
-                    "exact-integer probe finds it right, else float32 accumulation",
-                    versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
-                    evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
-                    "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),
-                Fix("cpp_overrides", "log / log_ / multinomial as compiled PrivateUse1 kernels "
+         # Units run in this order: cpp_overrides first (log_f64_inplace is its fallback).
+         fixes=(Fix("cpp_overrides", "log / log_ / multinomial as compiled PrivateUse1 kernels "
                     "(built at the first call; capture-safe; TORCHADA_DISABLE_OP_OVERRIDE_<op>)",
                     versions=(("torch_musa", "<" + CPP_OVERRIDES_FIXED_IN),),
                     evidence="seed fix table: releases before 2.11.0.post2 need compiled "
                     "multinomial / log / log_ overrides, replay-safe under graph capture; "
                     "what exactly fails in torch_musa's own kernels is not stated (unknown)"),
+                Fix("log_f64_inplace", "float64 Tensor.log_ as the out-of-place log written "
+                    "back", versions=(("torch_musa", ">2.7.1,<" + LOG_F64_FIXED_IN),),
+                    evidence="issue 11: in-place float64 log_ raises '\"log_musa\" not "
+                    "implemented for Double' before 2.11.0.post2; 2.7.1 excluded (its log_ "
+                    "goes through muDNN, which takes Double: docs/simulator.md)"),
                 Fix("isfinite_async", "isfinite on float16/bfloat16/float32/float64 as abs() < "
                     "inf (no host wait; other dtypes keep ATen's composite)",
                     evidence="seed fix table, every release: ATen's composite isfinite "
                     "multiplies two bool masks, and that mul blocks the host until the "
-                    "device queue drains (so isfinite also fails in graph capture)"),)),
+                    "device queue drains (so isfinite also fails in graph capture)"),
+                Fix("mm_out_dtype", "mm / bmm(out_dtype=): the native kernel when a one-time "
+                    "exact-integer probe finds it right, else float32 accumulation",
+                    versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
+                    evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
+                    "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),)),
     Area("inductor_cache", ("torch._inductor.codecache",), "Inductor's system cache key "
          "(CacheBase.get_system) from the MUSA device instead of ROCm's gcnArchName",
          versions=(("torch", ">=2.7"),)),
@@ -122,6 +123,9 @@ AREAS = (
          "TORCH_NCCL_* / NCCL_* -> their MUSA / MCCL twins", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
          "CUDAExtension / BuildExtension on MUSA", versions=(("torch", ">=2.1"),)),
+    Area("legacy_types", ("torch",), "legacy CUDA tensor type names (torch.cuda.HalfTensor, "
+         "as a string or a class) in Tensor.type and set_default_tensor_type mean their MUSA "
+         "twins; Tensor.type() answers CUDA names", versions=(("torch", ">=2.7"),)),
 )
 
 
