@@ -13,7 +13,9 @@ def _py(code, **env):
                       timeout=600)
 
 
-def test_cache_dir_is_keyed_by_torch_and_source(monkeypatch):
+def test_cache_dir_is_keyed_by_torch_source_and_platform(monkeypatch):
+    import platform
+
     import platformdirs
     import torch
 
@@ -24,15 +26,26 @@ def test_cache_dir_is_keyed_by_torch_and_source(monkeypatch):
     assert d.startswith(os.path.join(platformdirs.user_cache_dir("torchada"), "sim_backend"))
     tag, sha = os.path.basename(d).rsplit("-", 1)
     assert tag == torch.__version__.replace("+", "_") and len(sha) == 16
+    # another machine type or another compiler: another folder
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    assert _backend.cache_dir() != d
+    monkeypatch.undo()
+    monkeypatch.setenv("CXX", "/usr/bin/true")
+    assert _backend.cache_dir() != d
 
 
-def test_cached_library_loads_without_compiler():
+def test_cached_library_loads_without_building(tmp_path):
+    """A verified cached library is loaded as it is: with no way to build (a ninja that
+    fails first in PATH), the second start still loads it."""
     first = _py(LOAD)
     assert first.returncode == 0, first.stderr
     path = first.stdout.strip().splitlines()[-1]
-    assert os.path.isfile(path)
+    assert os.path.isfile(path) and os.path.isfile(path + ".sha256")
     assert oct(os.stat(os.path.dirname(path)).st_mode & 0o777) == "0o700"
-    again = _py(LOAD, CXX="/nonexistent/c++")
+    ninja = tmp_path / "ninja"
+    ninja.write_text("#!/bin/sh\necho no build allowed >&2\nexit 1\n")
+    ninja.chmod(0o755)
+    again = _py(LOAD, PATH="%s:%s" % (tmp_path, os.environ["PATH"]))
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip().splitlines()[-1] == path
 

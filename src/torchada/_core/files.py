@@ -27,9 +27,20 @@ _NO_LOCK_WARNED: list[bool] = []
 
 
 def _make_private(path: str) -> None:
-    if not os.path.isdir(path):
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        os.chmod(path, 0o700)  # makedirs' mode is masked by the umask
+    """Create ``path`` and every missing level above it, each 0o700 (``os.makedirs`` would
+    make the levels above the leaf with the umask's mode, 0o755 for most users)."""
+    if os.path.isdir(path):
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if parent != path and not os.path.isdir(parent):
+        _make_private(parent)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise
+        return  # another process made it: its mode is that process's business
+    os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
 
 
 def user_cache_root() -> str:

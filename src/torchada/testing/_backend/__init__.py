@@ -1,27 +1,37 @@
 """Builds (once) and loads the simulator's C++ backend.
 
-The shared library is cached in ``platformdirs.user_cache_dir("torchada")/sim_backend/
-<torch version>-<sha of source>``; a present library is loaded directly (no ninja, no
-compiler).  Concurrent processes (pytest-xdist) build it once, under torchada's flock
-(``torchada._core.files``).
+The shared library is cached in ``<torchada's user cache>/sim_backend/<torch version>-<key>``
+where the key hashes the source and build recipe with the machine, the interpreter's ABI,
+the C++ compiler and torch's version (``torchada._core.native_cache``). It is built in a
+private temporary folder and renamed into place beside its digest; the folders are checked
+(owned by this user, nobody else may write them, no symbolic links) and the digest, owner
+and mode of the file are checked before every load. Concurrent processes (pytest-xdist)
+build it once, under torchada's flock.
+The simulator cannot fall back (without the backend there is no simulated device): when the
+cache is refused (untrusted, read-only, full) the backend is built in a private temporary
+folder for this process, with one warning naming the cache folder and the fix; when that
+fails too, a RuntimeError names the folder and the fix. A cut-short or changed cached file is
+rebuilt, never loaded.
 ``TORCHADA_SIM_CACHE_DIR`` replaces the cache root (used by the cold-build benchmark).
 """
 from __future__ import annotations
 
-import hashlib
+import atexit
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
-from torchada._core.files import LockTimeout, file_lock, private_dir
+from torchada._core import native_cache
+from torchada._core.files import LockTimeout
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
 # Bump when the way the library is built changes (it is part of the cache key).
 BUILD_RECIPE = "2"
 LOCK_TIMEOUT_S = 900
 LIB_NAME = "musa_sim_backend"
+CACHE_SETTING = "TORCHADA_SIM_CACHE_DIR"
 _loaded_path = None
 
 
@@ -29,15 +39,29 @@ HEADERS = [os.path.join(os.path.dirname(SOURCE), "caching_model.h")]
 
 
 def _source_hash() -> str:
-    h = hashlib.sha256(BUILD_RECIPE.encode())
-    for path in [SOURCE, *HEADERS]:
-        with open(path, "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()[:16]
+    import torch
+
+    fields = native_cache.platform_fields([native_cache.cxx_command()], torch.__version__)
+    return native_cache.source_key([SOURCE, *HEADERS], ["recipe=" + BUILD_RECIPE, *fields])
+
+
+def cache_base() -> str | None:
+    """The root the user chose (TORCHADA_SIM_CACHE_DIR), or None: torchada's user cache."""
+    from torchada._core.settings import read
+
+    return read(CACHE_SETTING)
 
 
 def cache_root() -> str:
-    return private_dir("sim_backend", root=os.environ.get("TORCHADA_SIM_CACHE_DIR") or None)
+    base = cache_base()
+    return os.path.join(os.path.abspath(base), "sim_backend") if base else \
+        os.path.join(native_cache.files.user_cache_root(), "sim_backend")
+
+
+def trusted_cache_dir(*parts: str) -> str:
+    """``<cache_root>/<parts>`` after the trust checks (raises native_cache.CacheRefused)."""
+    setting = CACHE_SETTING if cache_base() else "XDG_CACHE_HOME (or %s)" % CACHE_SETTING
+    return native_cache.trusted_dir("sim_backend", *parts, root=cache_base(), setting=setting)
 
 
 def cache_dir() -> str:
@@ -70,12 +94,8 @@ def _compile_into(work: str, verbose: bool = False) -> None:
     )
 
 
-def build(target_dir: str | None = None, verbose: bool = False) -> str:
-    """Compile the backend into ``target_dir`` (default: the cache dir); return the .so path."""
-    target_dir = target_dir or cache_dir()
-    private_dir(create=True, root=target_dir)
-    final = os.path.join(target_dir, LIB_NAME + ".so")
-    work = tempfile.mkdtemp(prefix="build-", dir=target_dir)
+def _build_into(work: str, verbose: bool = False) -> str:
+    """Compile in the private folder ``work``; the built file's path."""
     src_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SOURCE))))
     code = (f"import sys; sys.path.insert(0, {src_root!r}); "
             f"from torchada.testing._backend import _compile_into; _compile_into({work!r}, {verbose!r})")
@@ -84,21 +104,82 @@ def build(target_dir: str | None = None, verbose: bool = False) -> str:
     env = {k: v for k, v in os.environ.items() if k != "TORCHADA_SIMULATE_MUSA"}
     env["TORCHADA_PLATFORM"] = "off"
     try:
-        proc = subprocess.run([sys.executable, "-X", "torchada=off", "-c", code], capture_output=True,
-                              text=True, env=env, timeout=LOCK_TIMEOUT_S)
-        if proc.returncode != 0:
-            tail = (proc.stdout + proc.stderr)[-3000:]
-            raise RuntimeError(f"compiler exited with status {proc.returncode}:\n{tail}")
-        os.replace(os.path.join(work, LIB_NAME + ".so"), final)
+        proc = subprocess.run([sys.executable, "-X", "torchada=off", "-c", code],
+                              capture_output=True, text=True, env=env, timeout=LOCK_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RuntimeError("the build could not run: %s" % exc) from None
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr)[-3000:]
+        raise RuntimeError(f"compiler exited with status {proc.returncode}:\n{tail}")
+    return os.path.join(work, LIB_NAME + ".so")
+
+
+def _failed(exc: BaseException, folder: str) -> RuntimeError:
+    return RuntimeError(
+        f"torchada simulator: building the C++ backend failed ({exc}). "
+        f"Compiler: {_compiler()} (set CXX to choose another); cache dir: {folder} "
+        f"(must be writable and your own; set {CACHE_SETTING} to use another).")
+
+
+def build(target_dir: str | None = None, verbose: bool = False) -> str:
+    """Compile the backend into ``target_dir`` (default: the cache dir, checked) and place it
+    there with its digest; return the .so path."""
+    target_dir = target_dir or trusted_cache_dir(os.path.basename(cache_dir()))
+    native_cache.files._make_private(target_dir)
+    work = tempfile.mkdtemp(prefix=native_cache.WORK_PREFIX + "%d-" % os.getpid(),
+                            dir=target_dir)
+    final = os.path.join(target_dir, LIB_NAME + ".so")
+    try:
+        native_cache.place(_build_into(work, verbose), final)
     except Exception as exc:
-        raise RuntimeError(
-            f"torchada simulator: building the C++ backend failed ({exc}). "
-            f"Compiler: {_compiler()} (set CXX to choose another); cache dir: {target_dir} "
-            "(must be writable; set TORCHADA_SIM_CACHE_DIR to use another)."
-        ) from exc
+        raise _failed(exc, target_dir) from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return final
+
+
+def _cached() -> str:
+    """The verified cached library, built into place when missing or bad."""
+    directory = trusted_cache_dir(os.path.basename(cache_dir()))
+    try:
+        return native_cache.fetch(directory, LIB_NAME + ".so", _build_into,
+                                  "the simulator's C++ backend", timeout=LOCK_TIMEOUT_S)
+    except (native_cache.CacheRefused, LockTimeout):
+        raise
+    except Exception as exc:
+        raise _failed(exc, directory) from exc
+
+
+def private_build(what: str, build_into) -> str:
+    """Build in a fresh private temporary folder (0o700, removed at exit) for this process
+    only: the place the simulator trusts when its cache is refused."""
+    work = tempfile.mkdtemp(prefix="torchada-sim-")
+    atexit.register(shutil.rmtree, work, True)
+    built = build_into(work)
+    final = os.path.join(work, "lib", os.path.basename(built))
+    os.mkdir(os.path.dirname(final), 0o700)
+    native_cache.place(built, final)
+    problem = native_cache.check(final)
+    if problem is not None:
+        raise RuntimeError("torchada simulator: %s built at %s %s" % (what, final, problem))
+    return final
+
+
+def verified_library() -> str:
+    """The backend's path, checked: cached, or built for this process when the cache is
+    refused. Raises RuntimeError naming the folder and the fix when neither works."""
+    try:
+        return _cached()
+    except LockTimeout as exc:
+        raise RuntimeError(f"torchada simulator: {exc} (another process is building the C++ "
+                           "backend, or was killed while building it)") from None
+    except native_cache.CacheRefused as refused:
+        native_cache.warn_once("%s; the simulator builds its C++ backend in a private "
+                               "temporary folder for this process" % refused)
+        try:
+            return private_build("the C++ backend", _build_into)
+        except Exception as exc:
+            raise _failed(exc, refused.folder) from exc
 
 
 def load() -> str:
@@ -108,17 +189,7 @@ def load() -> str:
         return _loaded_path
     import torch
 
-    path = library_path()
-    if not os.path.exists(path):
-        d = os.path.dirname(path)
-        private_dir(create=True, root=os.path.dirname(d))
-        try:
-            with file_lock(d + ".lock", timeout=LOCK_TIMEOUT_S):
-                if not os.path.exists(path):
-                    build(d)
-        except LockTimeout as exc:
-            raise RuntimeError(f"torchada simulator: {exc} (another process is building the C++ "
-                               "backend, or was killed while building it)") from None
+    path = verified_library()
     torch.ops.load_library(path)
     _loaded_path = path
     return path

@@ -1,13 +1,18 @@
-"""Builds (once, cached like the backend) the simulator's libmusart.so and libmccl.so from
-musa_runtime_stub.c with the host C compiler, and returns their paths."""
+"""Builds (once, cached and verified like the backend) the simulator's libmusart.so and
+libmccl.so from musa_runtime_stub.c with the host C compiler, and returns their paths.
+
+Each library is built in a private temporary folder and renamed into place beside its
+digest (``torchada._core.native_cache``); the key hashes the source with the machine and the
+C compiler. A refused cache (untrusted, read-only, full) builds them in a private temporary
+folder for this process, as the backend does."""
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 
-from torchada._core.files import LockTimeout, file_lock, private_dir
+from torchada._core import native_cache
+from torchada._core.files import LockTimeout
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_runtime_stub.c")
 LIBRARIES = {"libmusart.so": [], "libmccl.so": ["-DMCCL_ONLY"]}
@@ -18,35 +23,36 @@ def _compiler() -> str:
     return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
 
 
-def _cache_dir() -> str:
-    from torchada.testing._backend import cache_root
+def _key() -> str:
+    fields = native_cache.platform_fields([os.environ.get("CC") or "cc"])
+    return "runtime-" + native_cache.source_key([SOURCE], fields)
 
-    with open(SOURCE, "rb") as fh:
-        digest = hashlib.sha256(fh.read()).hexdigest()[:16]
-    return os.path.join(cache_root(), "runtime-" + digest)
+
+def _compile(name: str):
+    def build_into(work: str) -> str:
+        out = os.path.join(work, name)
+        cmd = [_compiler(), "-shared", "-fPIC", "-O1", "-Wl,-soname," + name,
+               *LIBRARIES[name], SOURCE, "-o", out]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError("torchada simulator: building %s failed (%s; set CC to choose "
+                               "another compiler):\n%s" % (name, " ".join(cmd), proc.stderr[-2000:]))
+        return out
+    return build_into
 
 
 def build() -> dict:
-    """{soname: path} of the built libraries (built under a lock when missing)."""
-    directory = _cache_dir()
-    paths = {name: os.path.join(directory, name) for name in LIBRARIES}
-    if all(os.path.exists(p) for p in paths.values()):
-        return paths
-    private_dir(create=True, root=directory)
+    """{soname: path} of the built, verified libraries (built under a lock when missing)."""
+    from torchada.testing import _backend
+
     try:
-        with file_lock(directory + ".lock", timeout=LOCK_TIMEOUT_S):
-            for name, flags in LIBRARIES.items():
-                if os.path.exists(paths[name]):
-                    continue
-                tmp = paths[name] + ".%d.tmp" % os.getpid()
-                cmd = [_compiler(), "-shared", "-fPIC", "-O1", "-Wl,-soname," + name, *flags,
-                       SOURCE, "-o", tmp]
-                proc = subprocess.run(cmd, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise RuntimeError("torchada simulator: building %s failed (%s; set CC to "
-                                       "choose another compiler):\n%s"
-                                       % (name, " ".join(cmd), proc.stderr[-2000:]))
-                os.replace(tmp, paths[name])
+        directory = _backend.trusted_cache_dir(_key())
+        return {name: native_cache.fetch(directory, name, _compile(name),
+                                         "the simulator's %s" % name, timeout=LOCK_TIMEOUT_S)
+                for name in LIBRARIES}
     except LockTimeout as exc:
         raise RuntimeError("torchada simulator: %s" % exc) from None
-    return paths
+    except native_cache.CacheRefused as refused:
+        native_cache.warn_once("%s; the simulator builds its runtime libraries in a private "
+                               "temporary folder for this process" % refused)
+        return {name: _backend.private_build(name, _compile(name)) for name in LIBRARIES}

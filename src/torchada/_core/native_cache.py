@@ -1,0 +1,352 @@
+"""Native libraries torchada builds at run time: a cache it trusts, keys that name the
+platform, libraries placed in one step and verified before every load.
+
+Trust. The cache root and every level below it that torchada uses must be a real folder
+(not a symbolic link), owned by this user and writable by nobody else; the folders above
+the root must be owned by this user or root and, when others may write them, sticky
+(``/tmp``): otherwise someone else could swap a level. A cache that fails is refused
+(``CacheRefused``; one warning per process names the folder and the fix) and the caller
+takes its fallback. A cache that cannot be written (read-only, full) is refused the same way.
+
+Keys. A library's folder name hashes its sources with ``platform_fields()``: the machine,
+the interpreter's extension suffix and cache tag, the compilers' identities, torch's and
+torch_musa's versions. A home shared by x86 and aarch64 nodes, two Pythons or two
+compilers gives each its own library.
+
+Placement. A library is built in a private temporary folder inside its key folder; its
+digest (sha256 and size) is written beside the final name, then the library is renamed
+over the final name (``os.replace``). Readers see the old file, the new one or none.
+
+Loading. ``check()`` recomputes the digest and checks the owner and mode before every load;
+a short, changed or foreign file is never handed to the loader.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import importlib.machinery
+import logging
+import os
+import platform
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+from torchada._core import files
+
+logger = logging.getLogger("torchada")
+
+DIGEST_SUFFIX = ".sha256"
+WORK_PREFIX = ".build-"
+_WARNED: list[str] = []
+_SAFE_ANCESTORS: set[str] = set()
+_COMPILERS: dict[str, str] = {}
+
+
+class CacheRefused(RuntimeError):
+    """A cache folder torchada will not use; the message names the folder and the fix."""
+
+    def __init__(self, folder: str, reason: str, fix: str):
+        super().__init__("torchada: not using the cache folder %s: it %s. %s"
+                         % (folder, reason, fix))
+        self.folder = folder
+
+
+class BadLibrary(RuntimeError):
+    """A library file whose digest, size, owner or mode is not what torchada placed."""
+
+
+def warn_once(message: str) -> bool:
+    """Log ``message`` as the process's one cache warning; later ones go to debug."""
+    if _WARNED:
+        logger.debug("%s", message)
+        return False
+    _WARNED.append(message)
+    logger.warning("%s", message)
+    return True
+
+
+# ------------------------------------------------------------------ trust
+def _fix(setting: str) -> str:
+    return ("Make it a folder of your own that only you can write (chmod 700), or set %s "
+            "to one" % setting)
+
+
+def _check_level(path: str, st: os.stat_result, setting: str) -> None:
+    uid = os.geteuid()
+    if stat.S_ISLNK(st.st_mode):
+        raise CacheRefused(path, "is a symbolic link", "Replace the link with a real folder, "
+                           "or set %s to a folder of your own" % setting)
+    if not stat.S_ISDIR(st.st_mode):
+        raise CacheRefused(path, "is not a folder", "Remove it, or set %s elsewhere" % setting)
+    if st.st_uid != uid:
+        raise CacheRefused(path, "belongs to user id %d, not to this user (%d)"
+                           % (st.st_uid, uid), _fix(setting))
+    if st.st_mode & 0o022:
+        raise CacheRefused(path, "can be written by group or others (mode %o)"
+                           % stat.S_IMODE(st.st_mode),
+                           "Run `chmod go-w %s`, or set %s to a private folder" % (path, setting))
+
+
+def _check_ancestors(root: str, setting: str) -> None:
+    """The folders holding the root: whoever may rename entries in them could swap it."""
+    parent = os.path.realpath(os.path.dirname(root))
+    if parent in _SAFE_ANCESTORS:
+        return
+    uid = os.geteuid()
+    path = parent
+    while True:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None  # created below, by this user
+        if st is not None:
+            if st.st_uid not in (uid, 0):
+                raise CacheRefused(root, "lies in %s, which belongs to user id %d"
+                                   % (path, st.st_uid), _fix(setting))
+            if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+                raise CacheRefused(root, "lies in %s, which others can write (mode %o)"
+                                   % (path, stat.S_IMODE(st.st_mode)), _fix(setting))
+        above = os.path.dirname(path)
+        if above == path:
+            break
+        path = above
+    _SAFE_ANCESTORS.add(parent)
+
+
+def trusted_dir(*parts: str, root: str | None = None, create: bool = True,
+                setting: str = "XDG_CACHE_HOME") -> str:
+    """``<root>/<parts...>`` (root: torchada's user cache) after checking every level;
+    missing levels are made 0o700 when ``create``. Raises CacheRefused (untrusted, or a
+    level cannot be made) or, without ``create``, FileNotFoundError for a missing level.
+    ``setting`` is the variable the fix names."""
+    root = os.path.abspath(root or files.user_cache_root())
+    _check_ancestors(root, setting)
+    path = root
+    for level in ("",) + parts:
+        path = os.path.join(path, level) if level else path
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            if not create:
+                raise
+            try:
+                files._make_private(path)
+            except OSError as exc:
+                raise CacheRefused(path, "cannot be created (%s)" % exc.strerror,
+                                   "Make it writable, or set %s to a writable folder of your "
+                                   "own" % setting) from None
+            st = os.lstat(path)
+        _check_level(path, st, setting)
+    return path
+
+
+# ------------------------------------------------------------------ keys
+def _memo_path(memo: str) -> str | None:
+    try:
+        directory = trusted_dir("compilers")
+    except (CacheRefused, OSError):
+        return None
+    return os.path.join(directory, hashlib.sha256(memo.encode()).hexdigest()[:24])
+
+
+def _read_memo(path: str | None, memo: str) -> str | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            recorded, _, identity = f.read().partition("\n")
+    except (OSError, ValueError):
+        return None
+    return identity.strip() if recorded == memo and identity.strip() else None
+
+
+def compiler_identity(command: str) -> str:
+    """``<resolved path>: <first line of --version>``, asked once per binary (memoised by
+    path, size and modification time: in this process and in the trusted cache, as running
+    the compiler costs tens of milliseconds)."""
+    found = shutil.which(command)
+    if not found:
+        return "missing:" + command
+    real = os.path.realpath(found)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return "missing:" + command
+    memo = "%s:%d:%d" % (real, st.st_size, st.st_mtime_ns)
+    if memo in _COMPILERS:
+        return _COMPILERS[memo]
+    path = _memo_path(memo)
+    identity = _read_memo(path, memo)
+    if identity is None:
+        try:
+            out = subprocess.run([found, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout
+            first = (out.strip().splitlines() or ["?"])[0]
+        except (OSError, subprocess.SubprocessError):
+            first = "?"
+        identity = "%s: %s" % (real, first)
+        if path is not None:
+            try:
+                files.write_atomic(path, ("%s\n%s\n" % (memo, identity)).encode(), sync=False)
+            except OSError:
+                pass  # a full or read-only cache: asked again next time
+    _COMPILERS[memo] = identity
+    return identity
+
+
+def cxx_command() -> str:
+    """The C++ compiler torch's extension builder runs (its rule: CXX, else c++)."""
+    return os.environ.get("CXX") or "c++"
+
+
+def platform_fields(compilers=(), torch_version: str | None = None,
+                    torch_musa_version: str | None = None) -> list[str]:
+    """What a built library depends on besides its sources (see the module docstring)."""
+    return ["machine=" + platform.machine(),
+            "ext=" + importlib.machinery.EXTENSION_SUFFIXES[0],
+            "abi=" + str(sys.implementation.cache_tag),
+            *("compiler=" + compiler_identity(c) for c in compilers),
+            "torch=" + str(torch_version),
+            "torch_musa=" + str(torch_musa_version)]
+
+
+def source_key(paths, fields) -> str:
+    """16 hex digits of sha256 over ``fields`` and the files' bytes."""
+    digest = hashlib.sha256("\n".join(fields).encode())
+    for path in paths:
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ digests
+def _digest_fd(fd: int) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return digest.hexdigest(), size
+        digest.update(chunk)
+        size += len(chunk)
+
+
+def check(path: str) -> str | None:
+    """None when ``path`` is the library torchada placed there; else why not ("missing"
+    when there is no file). Owner, mode, file type and digest are all checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | files._CLOEXEC)
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return "cannot be opened (%s)" % exc.strerror
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "is not a regular file"
+        if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            return "belongs to another user or can be written by others"
+        try:
+            with open(path + DIGEST_SUFFIX, "rb") as f:
+                recorded = f.read(200).decode("ascii", "replace").split()
+        except OSError:
+            return "has no digest beside it"
+        actual, size = _digest_fd(fd)
+    finally:
+        os.close(fd)
+    if len(recorded) != 2 or recorded[1] != str(size):
+        return "is %d bytes, the digest recorded %s" % (size, recorded[1:2] or "nothing")
+    if recorded[0] != actual:
+        return "does not match its digest"
+    return None
+
+
+def place(built: str, final: str) -> None:
+    """Move the finished library ``built`` (in a private temporary folder beside ``final``)
+    to ``final``: made durable and 0o700, digest written first, then one rename."""
+    fd = os.open(built, os.O_RDONLY | files._CLOEXEC)
+    try:
+        os.fsync(fd)
+        digest, size = _digest_fd(fd)
+    finally:
+        os.close(fd)
+    if size == 0:
+        raise BadLibrary("the build produced an empty file %s" % built)
+    os.chmod(built, 0o700)
+    files.write_atomic(final + DIGEST_SUFFIX, ("%s %d\n" % (digest, size)).encode(), mode=0o600)
+    os.replace(built, final)
+    files.fsync_dir(os.path.dirname(final))
+
+
+# ------------------------------------------------------------------ build or reuse
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def sweep(directory: str) -> None:
+    """Remove temporary build folders whose builder is gone (killed mid-build)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(WORK_PREFIX):
+            continue
+        pid = name[len(WORK_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+
+
+_UNWRITABLE = (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM)
+
+
+def fetch(directory: str, filename: str, build_into, what: str, lock: str | None = None,
+          timeout: float | None = None) -> str:
+    """The verified library ``directory/filename``, built first when missing or bad.
+
+    ``directory`` must come from ``trusted_dir``. ``build_into(work)`` builds in the private
+    folder ``work`` and returns the built file's path; it runs under the flock ``lock``
+    (default: ``directory + ".lock"``), so concurrent processes build once. A bad file is
+    rebuilt (one warning). Raises CacheRefused when the folder cannot be written,
+    files.LockTimeout, BadLibrary, or what ``build_into`` raises."""
+    final = os.path.join(directory, filename)
+    if check(final) is None:
+        return final
+    try:
+        work = tempfile.mkdtemp(prefix="%s%d-" % (WORK_PREFIX, os.getpid()), dir=directory)
+    except OSError as exc:
+        raise CacheRefused(directory, "cannot be written (%s)" % exc.strerror,
+                           "Free space or make it writable; torchada uses its fallback "
+                           "meanwhile") from None
+    try:
+        with files.file_lock(lock or directory + ".lock", timeout=timeout):
+            problem = check(final)
+            if problem is None:
+                return final
+            if problem != "missing":
+                warn_once("torchada: %s at %s %s; it is rebuilt" % (what, final, problem))
+                files.discard(final)
+            sweep(directory)
+            built = build_into(work)
+            try:
+                place(built, final)
+            except OSError as exc:
+                if exc.errno in _UNWRITABLE:
+                    raise CacheRefused(directory, "cannot be written (%s)" % exc.strerror,
+                                       "Free space or make it writable") from None
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    problem = check(final)
+    if problem is not None:
+        raise BadLibrary("torchada: %s at %s %s after it was built" % (what, final, problem))
+    return final
