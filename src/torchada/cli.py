@@ -11,6 +11,7 @@ commands:
   port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
   lint PATH... [--json]           find CUDA-only checks no runtime patch can fix on MUSA
   tune-moe [options]              fused-MoE tables: measure (MUSA GPU), ingest, materialize
+  doctor [--json]                 check the install; one line of fix per problem (exit 1: broken)
 """
 
 
@@ -53,6 +54,10 @@ def main(argv=None):
         from torchada.lint.cli import main as lint_main
 
         return lint_main(rest)
+    if command == "doctor":
+        from torchada.doctor import main as doctor_main
+
+        return doctor_main(rest)
     if command == "tune-moe":
         from torchada.moe.tune import main as tune_main
 
