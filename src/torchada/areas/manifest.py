@@ -126,6 +126,9 @@ AREAS = (
     Area("legacy_types", ("torch",), "legacy CUDA tensor type names (torch.cuda.HalfTensor, "
          "as a string or a class) in Tensor.type and set_default_tensor_type mean their MUSA "
          "twins; Tensor.type() answers CUDA names", versions=(("torch", ">=2.7"),)),
+    Area("data_parallel", ("torch",), "torch.cuda.comm broadcast / scatter / gather with "
+         "out= (the _MUSAC bindings torch_musa lacks); nn.DataParallel", needs=("_MUSAC",),
+         versions=(("torch", ">=2.7"),)),
 )
 
 
