@@ -40,7 +40,8 @@ def _summary():
     except Exception as exc:
         sys.stderr.write("torchada run: no summary (%s: %s)\n" % (type(exc).__name__, exc))
 
-if os.environ.get("_TORCHADA_RUN_SUMMARY") == "1":
+from torchada._core.settings import read
+if read("_TORCHADA_RUN_SUMMARY"):
     atexit.register(_summary)
 runpy.run_path(prog, run_name="__main__")
 """
@@ -154,10 +155,12 @@ def main(argv):
     if simulate:
         from torchada.testing import real_torch_musa_present
 
-        if real_torch_musa_present() and not force and env.get("TORCHADA_SIMULATE_MUSA") != "force":
+        from torchada._core.settings import read
+
+        if real_torch_musa_present() and not force and read("TORCHADA_SIMULATE_MUSA", env) != "force":
             return _error("a real torch_musa is installed; --simulate would shadow it. Use --force-simulate "
                           "(or TORCHADA_SIMULATE_MUSA=force) to simulate anyway")
-        env["TORCHADA_SIMULATE_MUSA"] = "force" if force else env.get("TORCHADA_SIMULATE_MUSA") or "1"
+        env["TORCHADA_SIMULATE_MUSA"] = "force" if force or read("TORCHADA_SIMULATE_MUSA", env) == "force" else "1"
     if cuda_available:
         env.setdefault("TORCHADA_FORCE_CUDA_AVAILABLE", "1")
     env["_TORCHADA_RUN_SUMMARY"] = "1" if summary else "0"

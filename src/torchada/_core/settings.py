@@ -1,8 +1,11 @@
-"""Environment switches read by the registry, parsed strictly (bad values: one warning)."""
+"""Every switch is read here, through its row of the settings table (settings_table.py):
+parsed strictly, a malformed value gets one warning naming it, then the default."""
 
 import logging
 import os
 import re
+
+from torchada._core.setting_parsers import BadValue
 
 logger = logging.getLogger("torchada")
 
@@ -16,8 +19,7 @@ def disabled_areas(known):
 
     Unknown or malformed names get one warning listing the valid names; the rest still count.
     """
-    raw = os.environ.get(DISABLE_AREAS_VAR, "")
-    names = [part.strip().lower() for part in raw.replace(";", ",").split(",") if part.strip()]
+    names = read(DISABLE_AREAS_VAR)
     if "*" in names:
         return frozenset(known)
     bad = [n for n in names if not _AREA_NAME.match(n) or n not in known]
@@ -40,33 +42,62 @@ def _bad_value(name, raw, valid, default):
     return default
 
 
-def env_int(name, default, low, high):
-    """An integer switch in [low, high]; unset gives ``default``, a bad value one warning
-    naming the variable and the range, then ``default``."""
-    raw = os.environ.get(name)
+_ROW_DEFAULT = object()
+
+
+def row(name):
+    """The settings table's row for ``name`` (a family member such as
+    ``TORCHADA_DISABLE_OP_OVERRIDE_log`` finds ``TORCHADA_DISABLE_OP_OVERRIDE_<op>``).
+    A name without a row is a bug here, not a user error: KeyError."""
+    from torchada._core.settings_table import ROWS
+
+    found = ROWS.get(name)
+    if found is None:
+        for key, candidate in ROWS.items():
+            if key.endswith(">") and name.startswith(key[:key.rindex("<")]):
+                return candidate
+        raise KeyError("%s has no row in torchada/_core/settings_table.py" % name)
+    return found
+
+
+def read(name, environ=None, default=_ROW_DEFAULT, warn=None):
+    """The value of switch ``name`` parsed by its row's parser. Unset or blank: ``default``
+    (the row's own unless given). Malformed: one warning per variable naming it and what it
+    accepts (through ``warn(name, raw, accepted, default)`` when given, else the torchada
+    logger), then the default."""
+    parse = row(name).parse
+    if default is _ROW_DEFAULT:
+        default = parse.default
+    raw = (os.environ if environ is None else environ).get(name)
     if raw is None or not raw.strip():
         return default
     try:
-        value = int(raw.strip())
-    except ValueError:
-        return _bad_value(name, raw, "an integer in %d..%d" % (low, high), default)
-    if not low <= value <= high:
-        return _bad_value(name, raw, "an integer in %d..%d" % (low, high), default)
-    return value
+        return parse(raw.strip())
+    except BadValue as exc:
+        if warn is not None:
+            warn(name, raw, exc.accepted, default)
+            return default
+        return _bad_value(name, raw, exc.accepted, default)
 
 
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
+def family(name, members, environ=None):
+    """{member: value} for a family row such as ``TORCHADA_DISABLE_OP_OVERRIDE_<op>``; a set
+    variable naming no member gets one warning listing the members."""
+    environ = os.environ if environ is None else environ
+    prefix = name[:name.rindex("<")]
+    for key in environ:
+        if key.startswith(prefix) and key[len(prefix):] not in members and key not in _WARNED_VARS:
+            _WARNED_VARS.add(key)
+            logger.warning("torchada: %s is not a %s variable (valid: %s); it is ignored",
+                           key, name, ", ".join(prefix + m for m in members))
+    return {m: read(prefix + m, environ) for m in members}
+
+
+def env_int(name, default, low, high):
+    """An integer switch of the table (its row gives the range); ``default`` when unset."""
+    return read(name, default=default)
 
 
 def env_flag(name, default):
-    """A 1/0 switch (true/false, yes/no, on/off accepted); bad values: one warning, default."""
-    raw = os.environ.get(name)
-    if raw is None or not raw.strip():
-        return default
-    low = raw.strip().lower()
-    if low in _TRUE:
-        return True
-    if low in _FALSE:
-        return False
-    return _bad_value(name, raw, "1 or 0", "1" if default else "0") == "1"
+    """A 1/0 switch of the table; ``default`` when unset."""
+    return read(name, default=default)

@@ -38,8 +38,8 @@ _started = time.time()
 
 
 def _configure():
-    report_dir = (os.environ.get(REPORT_VAR) or "").strip() or None
-    return settings.env_flag(TRACE_VAR, False) or report_dir is not None, report_dir
+    report_dir = settings.read(REPORT_VAR)
+    return settings.read(TRACE_VAR) or report_dir is not None, report_dir
 
 
 ENABLED, REPORT_DIR = _configure()

@@ -3,14 +3,11 @@
 Nothing here imports torch at module level.
 """
 
-import os
 import re
 
 _CUDA_STR = re.compile(r"cuda(:(0|[1-9][0-9]*))?\Z")
 CACHE_LIMIT = 4096
 FORCE_AVAILABLE_VAR = "TORCHADA_FORCE_CUDA_AVAILABLE"
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off", "")
 
 
 def musa_name(text):
@@ -66,17 +63,13 @@ class DeviceMap(dict):
 
 
 def force_cuda_available(environ=None, warn=None):
-    """Strict parse of TORCHADA_FORCE_CUDA_AVAILABLE: True, False; bad values warn once."""
-    raw = (environ if environ is not None else os.environ).get(FORCE_AVAILABLE_VAR)
-    if raw is None:
-        return False
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    if warn is not None:
-        warn("%s=%r is not understood; accepted values: 1, true, yes, on (report MUSA "
-             "availability) or 0, false, no, off (default: torch.cuda.is_available() stays "
-             "False on MUSA)" % (FORCE_AVAILABLE_VAR, raw))
-    return False
+    """TORCHADA_FORCE_CUDA_AVAILABLE through the settings table: True, False; a bad value
+    gets one warning (through ``warn(message)`` when given), then False."""
+    from torchada._core.settings import read
+
+    def bad(name, raw, accepted, default):
+        if warn is not None:
+            warn("%s=%r is not valid (valid: %s); using the default 0 (torch.cuda.is_available() "
+                 "stays False on MUSA)" % (name, raw, accepted))
+
+    return read(FORCE_AVAILABLE_VAR, environ, warn=bad)

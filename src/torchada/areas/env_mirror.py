@@ -68,13 +68,9 @@ _ORDINALS = re.compile(r"^\s*(-?\d+\s*(,\s*-?\d+\s*)*)?,?\s*$")
 
 
 def _mirrored_by_parent(environ):
-    import json
+    from torchada._core.settings import read
 
-    try:
-        recorded = json.loads(environ.get(MARKER) or "{}")
-    except ValueError:
-        return {}
-    return recorded if isinstance(recorded, dict) else {}
+    return read(MARKER, environ)
 
 
 def plan(environ):

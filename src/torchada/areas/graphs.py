@@ -24,6 +24,7 @@ import logging
 import os
 import time
 
+from torchada._core.settings import read
 from torchada.areas import _kit
 
 DEBUG_DUMP_VAR = "TORCHADA_CUDA_GRAPH_DEBUG_DUMP_PATH"
@@ -104,13 +105,13 @@ def _cuda_graph_class(ctx):
             if check_input_liveness:
                 raise ctx.argument_error("torch.cuda.CUDAGraph.capture_begin",
                                          "check_input_liveness", True)
-            if os.environ.get(DEBUG_DUMP_VAR):
+            if read(DEBUG_DUMP_VAR):
                 _call_debug_api(self, "enable_debug_mode")
             return base.capture_begin(self, pool=pool, capture_error_mode=capture_error_mode)
 
         def capture_end(self):
             result = base.capture_end(self)
-            directory = os.environ.get(DEBUG_DUMP_VAR)
+            directory = read(DEBUG_DUMP_VAR)
             if directory:
                 _dump(self, directory)
             return result

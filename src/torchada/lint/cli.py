@@ -30,9 +30,10 @@ def _read(path):
 def lint(paths, select=None, ignore=frozenset(), exclude=("", "")):
     """(findings, problems): findings sorted by file and line; problems are files that could
     not be read or parsed (reported, never fatal)."""
+    from torchada._core.settings import read
     from torchada.porting.collect import parse_exclude_dirs
 
-    exclude_paths, exclude_names = parse_exclude_dirs(os.environ.get("TORCHADA_EXCLUDE_DIRS", ""))
+    exclude_paths, exclude_names = parse_exclude_dirs(read("TORCHADA_EXCLUDE_DIRS"))
     findings, problems = [], []
     for path in python_files(paths, exclude_paths, exclude_names):
         try:

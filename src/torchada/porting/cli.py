@@ -28,13 +28,13 @@ def _parser():
 
 
 def _workers():
-    from torchada._core.settings import env_int
+    from torchada._core.settings import read
 
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return env_int("TORCHADA_PORT_WORKERS", cpus, 1, 256)
+    return read("TORCHADA_PORT_WORKERS", default=cpus)
 
 
 def _rel(path):

@@ -52,8 +52,9 @@ def parse_exclude_dirs(value, cwd=None):
 
 
 def exclusions_from_env(environ=None):
-    environ = os.environ if environ is None else environ
-    return parse_exclude_dirs(environ.get(EXCLUDE_VAR, ""))
+    from torchada._core.settings import read
+
+    return parse_exclude_dirs(read(EXCLUDE_VAR, environ))
 
 
 def protected_roots():

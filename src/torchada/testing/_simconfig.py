@@ -110,9 +110,31 @@ class SimConfig:
         return defect in self.defects
 
 
-def _env(name):
-    v = os.environ.get(name)
-    return None if v is None else v
+def _knob(name, default):
+    """One knob through its row of torchada's settings table (the parser there; a malformed
+    value gets this module's one RuntimeWarning, then ``default``)."""
+    from torchada._core.settings import read
+
+    return read(name, default=default, warn=_warn)
+
+
+def parse_positive_size(text: str) -> int:
+    """TORCHADA_SIM_TOTAL_MEMORY's parser: a size above zero, in bytes."""
+    size = parse_size(text)
+    if size <= 0:
+        raise ValueError(text)
+    return size
+
+
+def parse_release(text: str) -> str:
+    """TORCHADA_SIM_TORCH_MUSA_VERSION's parser: a PEP 440 version, kept as written."""
+    from packaging.version import InvalidVersion
+
+    try:
+        _V(text)
+    except InvalidVersion:
+        raise ValueError(text) from None
+    return text
 
 
 def _parse_defects(text: str | None, version) -> frozenset:
@@ -145,17 +167,9 @@ def _parse_defects(text: str | None, version) -> frozenset:
 def config() -> SimConfig:
     c = SimConfig()
     c.torch_musa_version = default_release()
-    raw = _env("TORCHADA_SIM_DEVICE_COUNT")
-    if raw is not None:
-        try:
-            n = int(raw)
-            if not 0 <= n <= MAX_DEVICES:
-                raise ValueError
-            c.physical_count = n
-        except ValueError:
-            _warn("TORCHADA_SIM_DEVICE_COUNT", raw, f"an integer 0..{MAX_DEVICES}", 2)
+    c.physical_count = _knob("TORCHADA_SIM_DEVICE_COUNT", c.physical_count)
     c.visible = list(range(c.physical_count))
-    raw = _env("MUSA_VISIBLE_DEVICES")
+    raw = os.environ.get("MUSA_VISIBLE_DEVICES")
     if raw is not None:
         # Like CUDA_VISIBLE_DEVICES: the list stops at the first invalid entry.
         vis = []
@@ -165,57 +179,12 @@ def config() -> SimConfig:
                 break
             vis.append(int(tok))
         c.visible = vis
-    raw = _env("TORCHADA_SIM_DEVICE_NAME")
-    if raw is not None:
-        if raw.strip():
-            c.name = raw.strip()
-        else:
-            _warn("TORCHADA_SIM_DEVICE_NAME", raw, "a non-empty product name", c.name)
-    raw = _env("TORCHADA_SIM_TOTAL_MEMORY")
-    if raw is not None:
-        try:
-            c.total_memory = parse_size(raw)
-            if c.total_memory <= 0:
-                raise ValueError
-        except ValueError:
-            _warn("TORCHADA_SIM_TOTAL_MEMORY", raw, "bytes, or a size like 48GiB / 512MiB", "48GiB")
-            c.total_memory = 48 << 30
-    raw = _env("TORCHADA_SIM_CAPABILITY")
-    if raw is not None:
-        m = re.match(r"^\s*(\d+)\.(\d+)\s*$", raw)
-        if m:
-            c.capability = (int(m.group(1)), int(m.group(2)))
-        else:
-            _warn("TORCHADA_SIM_CAPABILITY", raw, "MAJOR.MINOR, e.g. 2.2 or 3.1", "3.1")
-    raw = _env("TORCHADA_SIM_TORCH_MUSA_VERSION")
-    version = _V(c.torch_musa_version)
-    if raw is not None:
-        try:
-            version = _V(raw.strip())
-            c.torch_musa_version = raw.strip()
-        except Exception:
-            _warn("TORCHADA_SIM_TORCH_MUSA_VERSION", raw, "a PEP 440 version like 2.7.1 or 2.11.0.post2",
-                  c.torch_musa_version)
-    raw = _env("TORCHADA_SIM_MUSA_VERSION")
-    if raw is not None:
-        if raw.strip().isdigit():
-            c.musa_version = raw.strip()
-        else:
-            _warn("TORCHADA_SIM_MUSA_VERSION", raw, "the MUSA_VERSION integer as digits, e.g. 4030", "4030")
-    raw = _env("TORCHADA_SIM_GRAPH_EXEC_CAP")
-    if raw is not None:
-        try:
-            c.graph_exec_cap = int(raw)
-            if c.graph_exec_cap < 1:
-                raise ValueError
-        except ValueError:
-            _warn("TORCHADA_SIM_GRAPH_EXEC_CAP", raw, "a positive integer", 2048)
-            c.graph_exec_cap = 2048
-    raw = _env("TORCHADA_SIM_GRAPH_INSTANTIATE_US")
-    if raw is not None:
-        if raw.strip().isdigit() and int(raw) <= 1_000_000:
-            c.graph_instantiate_us = int(raw)
-        else:
-            _warn("TORCHADA_SIM_GRAPH_INSTANTIATE_US", raw, "microseconds, 0..1000000", 300)
-    c.defects = _parse_defects(_env("TORCHADA_SIM_DEFECTS"), version)
+    c.name = _knob("TORCHADA_SIM_DEVICE_NAME", c.name)
+    c.total_memory = _knob("TORCHADA_SIM_TOTAL_MEMORY", c.total_memory)
+    c.capability = _knob("TORCHADA_SIM_CAPABILITY", c.capability)
+    c.torch_musa_version = _knob("TORCHADA_SIM_TORCH_MUSA_VERSION", c.torch_musa_version)
+    c.musa_version = _knob("TORCHADA_SIM_MUSA_VERSION", c.musa_version)
+    c.graph_exec_cap = _knob("TORCHADA_SIM_GRAPH_EXEC_CAP", c.graph_exec_cap)
+    c.graph_instantiate_us = _knob("TORCHADA_SIM_GRAPH_INSTANTIATE_US", c.graph_instantiate_us)
+    c.defects = _parse_defects(_knob("TORCHADA_SIM_DEFECTS", None), _V(c.torch_musa_version))
     return c

@@ -15,6 +15,8 @@ import os
 
 import pytest
 
+from torchada._core.settings import read
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("torchada")
@@ -27,10 +29,11 @@ def pytest_configure(config):
     if config.getoption("--torchada-simulate", default=False):
         from torchada.testing import real_torch_musa_present, simulator_root
 
-        if real_torch_musa_present() and os.environ.get("TORCHADA_SIMULATE_MUSA") != "force":
+        if real_torch_musa_present() and read("TORCHADA_SIMULATE_MUSA") != "force":
             raise pytest.UsageError("--torchada-simulate: a real torch_musa is installed; set "
                                     "TORCHADA_SIMULATE_MUSA=force to shadow it with the simulator")
-        os.environ["TORCHADA_SIMULATE_MUSA"] = os.environ.get("TORCHADA_SIMULATE_MUSA") or "1"
+        if read("TORCHADA_SIMULATE_MUSA") is None:  # unset, off or malformed (warned)
+            os.environ["TORCHADA_SIMULATE_MUSA"] = "1"
         root = simulator_root()
         parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         if root not in parts:
@@ -54,6 +57,6 @@ def torchada_sim():
     """Runs code snippets in fresh interpreters on the simulated torch_musa."""
     from torchada.testing import real_torch_musa_present
 
-    if real_torch_musa_present() and os.environ.get("TORCHADA_SIMULATE_MUSA") != "force":
+    if real_torch_musa_present() and read("TORCHADA_SIMULATE_MUSA") != "force":
         pytest.skip("a real torch_musa is installed; set TORCHADA_SIMULATE_MUSA=force to simulate anyway")
     return _SimRunner()

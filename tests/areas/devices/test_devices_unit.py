@@ -56,7 +56,7 @@ def test_force_cuda_available_parse(raw, expected, warns):
     assert _devmap.force_cuda_available(environ, seen.append) is expected
     assert bool(seen) is warns
     if warns:
-        assert _devmap.FORCE_AVAILABLE_VAR in seen[0] and "accepted values" in seen[0]
+        assert _devmap.FORCE_AVAILABLE_VAR in seen[0] and "is not valid (valid: 1 or 0" in seen[0]
 
 
 def test_env_plan_rules():

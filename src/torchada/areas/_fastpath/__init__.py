@@ -22,7 +22,9 @@ NOT_BUILT = ("the compiled prefilter is not installed (this torchada was install
 
 def requested():
     """The route asked for: "c" (default) or "python"."""
-    return "python" if os.environ.get(ROUTE_VAR, "").strip().lower() == "python" else "c"
+    from torchada._core.settings import read
+
+    return read(ROUTE_VAR)
 
 
 def load():

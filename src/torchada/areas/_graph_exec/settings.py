@@ -1,5 +1,5 @@
 """The rotation's switches: TORCHADA_GRAPH_ROTATION, _EXEC_CAP, _AUTOPROBE, _EXEC_MARGIN."""
-from torchada._core.settings import env_flag, env_int
+from torchada._core.settings import read
 
 ROTATION_VAR = "TORCHADA_GRAPH_ROTATION"
 CAP_VAR = "TORCHADA_GRAPH_EXEC_CAP"
@@ -13,19 +13,19 @@ MAX_CAP = 1 << 20
 
 
 def rotation_enabled():
-    return env_flag(ROTATION_VAR, True)
+    return read(ROTATION_VAR)
 
 
 def autoprobe_enabled():
-    return env_flag(AUTOPROBE_VAR, False)
+    return read(AUTOPROBE_VAR)
 
 
 def configured_cap():
-    return env_int(CAP_VAR, DEFAULT_CAP, 1, MAX_CAP)
+    return read(CAP_VAR, default=DEFAULT_CAP)
 
 
 def margin():
-    return env_int(MARGIN_VAR, DEFAULT_MARGIN, 0, MAX_CAP)
+    return read(MARGIN_VAR, default=DEFAULT_MARGIN)
 
 
 def cap_from_probe(measured):

@@ -23,6 +23,7 @@ import os
 import threading
 import time
 
+from torchada._core import settings
 from torchada.areas._kit import kernels, native
 
 OPS = ("log", "log_", "multinomial", "isfinite")
@@ -37,12 +38,12 @@ logger = logging.getLogger("torchada")
 
 
 def enabled_ops(environ=None):
-    environ = os.environ if environ is None else environ
-    return tuple(op for op in OPS if environ.get(DISABLE_PREFIX + op) != "1")
+    off = settings.family(DISABLE_PREFIX + "<op>", OPS, environ)
+    return tuple(op for op in OPS if not off[op])
 
 
 def debug_enabled():
-    return os.environ.get(DEBUG_VAR) == "1"
+    return settings.read(DEBUG_VAR)
 
 
 def sources():
