@@ -46,47 +46,58 @@ ENABLED, REPORT_DIR = _configure()
 
 
 # -- call sites -------------------------------------------------------------------------------
+_internal = []     # [prefixes] once torch is imported (computed once)
+_user_files = {}   # filename -> True when it is the user's (memoised: asked on every call)
+
+
 def _internal_dirs():
     """Folders whose frames are not the user's: torchada (and its simulator), the boot
     module, torch, torch_musa."""
+    if _internal:
+        return _internal[0]
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dirs = [here + os.sep, os.path.join(os.path.dirname(here), "torchada_boot.py")]
     for name in ("torch", "torch_musa"):
         path = getattr(sys.modules.get(name), "__file__", None)
         if path:
             dirs.append(os.path.dirname(os.path.abspath(path)) + os.sep)
+    if "torch_musa" in sys.modules:  # both known: keep (earlier, torch_musa may come later)
+        _internal.append(tuple(dirs))
     return tuple(dirs)
 
 
-def _is_internal(filename, internal):
-    return filename.startswith(internal) or filename.startswith("<frozen")
+def _is_user_file(filename):
+    known = _user_files.get(filename)
+    if known is None:
+        if filename.startswith("<frozen"):
+            known = False
+        else:
+            path = os.path.abspath(filename) if filename[:1] != "<" else filename
+            known = not path.startswith(_internal_dirs())
+        if _internal:
+            _user_files[filename] = known
+    return known
 
 
 def call_site(depth=2):
     """``file:line`` of the innermost frame outside torch / torch_musa / torchada, or None
     when every frame is theirs."""
-    internal = _internal_dirs()
     try:
         frame = sys._getframe(depth)
     except ValueError:
         return None
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _is_internal(os.path.abspath(filename) if filename[:1] != "<" else filename,
-                            internal):
-            return "%s:%d" % (filename, frame.f_lineno)
+        if _is_user_file(frame.f_code.co_filename):
+            return "%s:%d" % (frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return None
 
 
 def _caller_is_user(depth=2):
     try:
-        filename = sys._getframe(depth).f_code.co_filename
+        return _is_user_file(sys._getframe(depth).f_code.co_filename)
     except ValueError:
         return False
-    if filename[:1] != "<":
-        filename = os.path.abspath(filename)
-    return not _is_internal(filename, _internal_dirs())
 
 
 # -- counting ---------------------------------------------------------------------------------
@@ -269,16 +280,15 @@ def summary_lines(platform=None, limit=5):
     if data["unsupported"]:
         lines.append("  unsupported: %d paths hit" % len(data["unsupported"]))
         for api, entry in data["unsupported"].items():
-            lines.append("    %s x%d first at %s: %s" % (api, entry["count"],
-                                                         entry["first_site"] or "torch internals",
-                                                         entry["message"]))
+            lines.append("    %s (x%d, first at %s)" % (entry["message"], entry["count"],
+                                                        entry["first_site"] or "torch internals"))
     else:
         lines.append("  unsupported: none hit")
     answers = data["cuda_unavailable_answers"]
     if answers["count"] and (platform or data["platform"]) == "musa":
         lines.append("  note      : the program asked torch.cuda.is_available() and got False "
-                     "(%d times, first at %s); set TORCHADA_FORCE_CUDA_AVAILABLE=1 to make it "
-                     "follow torch.musa.is_available()" % (answers["count"], answers["first_site"]))
+                     "(%d time(s), first at %s); TORCHADA_FORCE_CUDA_AVAILABLE=1 makes it follow "
+                     "torch.musa.is_available() (torchada run sets it unless --cuda-unavailable)" % (answers["count"], answers["first_site"]))
     return lines
 
 
