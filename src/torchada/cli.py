@@ -1,4 +1,4 @@
-"""The ``torchada`` command: ``status``, ``run``, ``port``, ``lint`` and ``tune-moe``."""
+"""The ``torchada`` command: ``status``, ``run``, ``port``, ``lint``, ``tune-moe`` and ``build``."""
 
 import argparse
 import sys
@@ -11,6 +11,7 @@ commands:
   port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
   lint PATH... [--json]           find CUDA-only checks no runtime patch can fix on MUSA
   tune-moe [options]              fused-MoE tables: measure (MUSA GPU), ingest, materialize
+  build [--simulate]              build ahead what this machine needs at run time (native code)
   doctor [--json]                 check the install; one line of fix per problem (exit 1: broken)
 """
 
@@ -58,6 +59,10 @@ def main(argv=None):
         from torchada.doctor import main as doctor_main
 
         return doctor_main(rest)
+    if command == "build":
+        from torchada.build_cmd import main as build_main
+
+        return build_main(rest)
     if command == "tune-moe":
         from torchada.moe.tune import main as tune_main
 
