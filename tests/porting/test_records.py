@@ -31,8 +31,10 @@ def test_a_run_writes_one_index_and_one_original_per_changed_file(tmp_path):
     names = sorted(os.listdir(records_dir()))
     assert [n for n in names if n.endswith(".index")] == [n for n in names if n.startswith("run-")]
     assert len([n for n in names if n.endswith(".index")]) == 1
+    (index,) = [n for n in names if n.endswith(".index")]
+    token = index[:-len(".index")].split("-")[2]
     assert sorted(n for n in names if n.endswith(".orig")) == sorted(
-        file_id(str(f)) + ".orig" for f in files)
+        "%s-%s.orig" % (file_id(str(f)), token) for f in files)
     assert not [n for n in names if n.endswith(".json")]
 
 
@@ -40,7 +42,7 @@ def test_an_unshared_original_is_recorded_by_a_link_to_its_inode(tmp_path):
     (f,) = _tree(tmp_path / "p", 1)
     inode = os.stat(f).st_ino
     port_paths([tmp_path / "p"])
-    orig = os.path.join(records_dir(), file_id(str(f)) + ".orig")
+    (orig,) = [m["_orig"] for m in list_records()]
     assert os.stat(orig).st_ino == inode != os.stat(f).st_ino  # the file is a new inode
     assert open(orig, "rb").read() == CU + b"// 0\n"
     assert revert_paths([tmp_path / "p"])[0] == [str(f)]
@@ -53,7 +55,7 @@ def test_a_file_with_another_hard_link_is_recorded_by_a_copy(tmp_path):
     other = tmp_path / "elsewhere.cu"
     os.link(f, other)
     port_paths([tmp_path / "p"])
-    orig = os.path.join(records_dir(), file_id(str(f)) + ".orig")
+    (orig,) = [m["_orig"] for m in list_records()]
     assert os.stat(orig).st_ino != os.stat(other).st_ino
     with open(other, "r+b") as fh:  # an in-place edit through the other link
         fh.write(b"XXXX")
@@ -81,17 +83,52 @@ def test_records_written_one_file_each_are_still_reverted(tmp_path):
     assert f.read_bytes() == original and os.listdir(rdir) == []
 
 
-def test_porting_again_keeps_the_first_original_and_the_newest_hash(tmp_path):
+def test_porting_again_records_the_edited_content_and_revert_gives_it_back(tmp_path):
+    """Port, add a function that calls a CUDA API, port again, revert: the new function
+    survives (the content just before the second port comes back, not the first
+    original); a second revert refuses (the file is not what the first port wrote) and
+    names --force; with --force the first original comes back."""
     (f,) = _tree(tmp_path / "p", 1)
     original = f.read_bytes()
     port_paths([tmp_path / "p"])
-    f.write_bytes(f.read_bytes() + b"cudaFree(0);\n")  # edited after the port, CUDA again
+    edited = f.read_bytes() + b"void added() { cudaFree(0); }\n"
+    f.write_bytes(edited)
     port_paths([tmp_path / "p"])
-    (meta,) = list_records()
-    assert meta["original_sha256"] == hashlib.sha256(original).hexdigest()
-    assert meta["ported_sha256"] == hashlib.sha256(f.read_bytes()).hexdigest()
-    assert len([n for n in os.listdir(records_dir()) if n.endswith(".index")]) == 2
-    assert revert_paths([tmp_path / "p"])[0] == [str(f)]
+    assert b"musaFree(0)" in f.read_bytes()
+    first, second = list_records()
+    assert first["original_sha256"] == hashlib.sha256(original).hexdigest()
+    assert second["original_sha256"] == hashlib.sha256(edited).hexdigest()
+    assert second["ported_sha256"] == hashlib.sha256(f.read_bytes()).hexdigest()
+    result = revert_paths([tmp_path / "p"])
+    assert result.restored == [str(f)] and result.conflicts == []
+    assert f.read_bytes() == edited  # the added function is there, as the user wrote it
+    assert result.earlier == [(str(f), 1)]
+    again = revert_paths([tmp_path / "p"])
+    assert again.restored == [] and [p for p, _ in again.conflicts] == [str(f)]
+    assert "--force" in again.conflicts[0][1] and f.read_bytes() == edited
+    forced = revert_paths([tmp_path / "p"], force=True)
+    assert forced.restored == [str(f)] and f.read_bytes() == original
+    assert os.listdir(records_dir()) == []
+
+
+def test_two_ports_with_no_edit_between_are_reverted_in_one_go(tmp_path):
+    """A record whose ported content is what the next record's original is (the file was
+    not edited between the ports) is walked through: one revert reaches the first
+    original."""
+    (f,) = _tree(tmp_path / "p", 1)
+    original = f.read_bytes()
+    port_paths([tmp_path / "p"])
+    middle = f.read_bytes()
+    # as a later torchada with more rules would do: port the ported file once more
+    f.write_bytes(middle)
+    from torchada.porting.records import Batch
+
+    batch = Batch()
+    batch.keep(batch.stage(str(f), middle, middle + b"// more\n", os.stat(f)))
+    batch.commit()
+    assert len(list_records()) == 2
+    result = revert_paths([tmp_path / "p"])
+    assert result.restored == [str(f)] and result.earlier == []
     assert f.read_bytes() == original and os.listdir(records_dir()) == []
 
 
@@ -132,7 +169,7 @@ def test_where_hard_links_fail_the_original_is_copied(tmp_path, monkeypatch):
     inode = os.stat(f).st_ino
     monkeypatch.setattr(os, "link", no_link)
     port_paths([tmp_path / "p"])
-    orig = os.path.join(records_dir(), file_id(str(f)) + ".orig")
+    (orig,) = [m["_orig"] for m in list_records()]
     assert os.stat(orig).st_ino != inode and open(orig, "rb").read() == CU + b"// 0\n"
     assert os.stat(orig).st_mode & 0o777 == 0o600
     assert revert_paths([tmp_path / "p"])[0] == [str(f)]

@@ -45,27 +45,44 @@ def _rel(path):
     return path if rel.startswith("..") else rel
 
 
+def _print_revert(result, out):
+    restored, untouched, conflicts = result
+    for path in restored:
+        print("restored %s" % _rel(path), file=out)
+    for path, reason in conflicts:
+        print("not restored %s: %s" % (_rel(path), reason), file=sys.stderr)
+    for path, count in result.earlier:
+        print("kept %d earlier port record%s of %s: the file was edited after %s (it now "
+              "holds its content from just before the later port; --revert --force goes "
+              "back further)" % (count, "s" if count > 1 else "", _rel(path),
+                                 "those ports" if count > 1 else "that port"), file=out)
+    print("%d restored, %d already original, %d not restored"
+          % (len(restored), len(untouched), len(conflicts)), file=out)
+
+
 def main(argv=None):
-    from .walker import PortError, port_paths, revert_paths
+    from .walker import PortError, port_paths, records_dir, revert_paths
 
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     out = sys.stdout
     try:
         if args.revert:
-            restored, untouched, conflicts = revert_paths(args.paths, force=args.force)
+            result = revert_paths(args.paths, force=args.force)
+            restored, untouched, conflicts = result
             if args.json:
                 json.dump({"restored": restored, "unchanged": untouched,
-                           "conflicts": [{"path": p, "reason": r} for p, r in conflicts]}, out,
-                          indent=1)
+                           "conflicts": [{"path": p, "reason": r} for p, r in conflicts],
+                           "earlier_records_kept": [{"path": p, "records": n}
+                                                    for p, n in result.earlier],
+                           "records": result.records}, out, indent=1)
                 out.write("\n")
             else:
-                for path in restored:
-                    print("restored %s" % _rel(path), file=out)
-                for path, reason in conflicts:
-                    print("not restored %s: %s" % (_rel(path), reason), file=sys.stderr)
-                print("%d restored, %d already original, %d not restored"
-                      % (len(restored), len(untouched), len(conflicts)), file=out)
-            return 1 if conflicts else 0
+                _print_revert(result, out)
+            if not result.records:
+                print("torchada port: nothing to revert under %s: no port of it is recorded "
+                      "(records are kept in %s)" % (" ".join(args.paths), records_dir()),
+                      file=sys.stderr)
+            return 1 if conflicts or not result.records else 0
         report = port_paths(args.paths, dry_run=args.dry_run, workers=_workers(),
                              detail=args.diff)
     except PortError as exc:
@@ -79,6 +96,10 @@ def main(argv=None):
         json.dump(report.to_dict(), out, indent=1)
         out.write("\n")
         return 0
+    for path, reason in report.not_ported:  # never silent: the user expects these ported
+        print("not ported %s: %s" % (_rel(path), reason), file=sys.stderr)
+    for path, note in report.notes:
+        print("note %s: %s" % (_rel(path), note), file=sys.stderr)
     if args.diff:
         for f in report.changed:
             rel = _rel(f.path)
@@ -99,8 +120,9 @@ def main(argv=None):
         for domain, n in sorted(report.domain_counts().items(), key=lambda kv: -kv[1]):
             print("  %-16s %d" % (domain, n), file=out)
     verb = "would change" if args.dry_run else "changed"
-    print("%s %d of %d source files (%d edits, %d findings, %d unmapped names)"
+    print("%s %d of %d source files (%d edits, %d findings, %d unmapped names%s)"
           % (verb, len(report.changed), len(report.files),
              sum(len(f.edits) for f in report.files), len(report.findings()),
-             len(report.unmapped)), file=out)
+             len(report.unmapped),
+             ", %d not ported" % len(report.not_ported) if report.not_ported else ""), file=out)
     return 0

@@ -110,7 +110,7 @@ def collect(paths, exclude=None, report=None):
                 raise PortError("%s is inside the system/toolkit directory %s, which the "
                                 "porter never modifies: copy the sources into your project "
                                 "first" % (given, root))
-        if os.path.isfile(real):
+        if not os.path.isdir(real):  # a file (a FIFO or device too: reported when read)
             if _ext(real) in SOURCE_EXTS:
                 files.append(real)
             elif report is not None:

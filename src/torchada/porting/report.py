@@ -13,7 +13,9 @@ FileResult = namedtuple("FileResult", "path changed edits findings domains origi
 class PortReport:
     def __init__(self):
         self.files = []
-        self.skipped = []      # (path, reason)
+        self.skipped = []      # (path, reason): directories and files the walk left out
+        self.not_ported = []   # (path, reason): sources read or looked at, left alone
+        self.notes = []        # (path, note): sources ported with a remark (not UTF-8)
         self.unmapped = {}     # name -> [count, path, line]
         self.bytes = 0
         self.seconds = 0.0
@@ -46,4 +48,6 @@ class PortReport:
             "unmapped": {k: {"count": v[0], "path": v[1], "line": v[2]}
                          for k, v in sorted(self.unmapped.items())},
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "not_ported": [{"path": p, "reason": r} for p, r in self.not_ported],
+            "notes": [{"path": p, "note": n} for p, n in self.notes],
         }

@@ -1,26 +1,29 @@
-"""Port files in place, and revert them: ``port_paths`` and ``revert_paths``.
+"""Port files in place: ``port_paths`` (``revert_paths`` lives in ``revert``).
 
 Safety rules (see docs/porting.md):
 * explicit paths must exist and must not be symlinks; symlinked sources inside a tree are
   refused (the whole run stops before anything is written), symlinked directories are not
   followed; system include roots (toolkit, site-packages, /usr/include...) are refused
   (``collect``);
+* only regular files are read, binary and UTF-16/32 files are never rewritten, and a file
+  that changes while it is ported is left alone (``reading``, ``records``); each is
+  reported by name with the reason;
 * every file that will change is checked for writability first: nothing is written unless
   everything can be;
-* each write is atomic and each original is recorded before its file first changes
-  (``records``), so ``revert`` restores it byte for byte and then deletes the record;
-* porting is idempotent: a second run changes nothing and keeps the first originals.
+* each write is atomic and each port records the content it read before its file changes
+  (``records``), so ``revert`` gives back the newest content before each port;
+* porting is idempotent: a second run changes nothing and records nothing.
 """
 import os
 import time
 from collections import Counter
 
-from torchada._core.files import write_atomic
-
-from .collect import EXCLUDE_VAR, collect, exclusions_from_env, parse_exclude_dirs, within
+from .collect import EXCLUDE_VAR, collect, exclusions_from_env, parse_exclude_dirs
 from .engine import Edit, default_porter, lines_of
-from .records import Batch, forget, list_records, records_dir, sha256
+from .reading import NotPorted, decode_source, read_regular
+from .records import Batch, FileChanged, list_records, records_dir
 from .report import FileResult, PortError, PortReport
+from .revert import revert_paths
 from .scan import diagnose
 
 __all__ = ["port_paths", "revert_paths", "PortError", "PortReport", "collect",
@@ -41,7 +44,12 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
     a process that runs threads (torch's, a build's) is not safe. ``detail=False`` is the
     command's lighter report (it asks for detail only for ``--diff``): ``FileResult``'s
     ``original`` and ``ported`` None and, from workers, its edits plain ``(offset, old,
-    new, domain)`` tuples (equal to the ``Edit`` namedtuples, without their attributes)."""
+    new, domain)`` tuples (equal to the ``Edit`` namedtuples, without their attributes).
+
+    Sources that are not regular files, hold NUL bytes, are UTF-16/32, or changed while
+    they were ported are left alone and listed in ``report.not_ported`` with the reason;
+    a source that is not valid UTF-8 is ported (its other bytes kept as they are) and
+    named in ``report.notes``."""
     porter = porter or default_porter()
     report = PortReport()
     started = time.perf_counter()
@@ -66,15 +74,19 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
                             "exclude their directory with %s; nothing was changed"
                             % (", ".join(names[:5]) + (" ..." if len(names) > 5 else ""),
                                EXCLUDE_VAR))
-        if batch is not None:
-            batch.commit()
+        left_alone = set(batch.commit()) if batch is not None else set()
     except BaseException:
         ported.close()  # stops the workers (they may still be staging) before the sweep
         if batch is not None:
             batch.discard()
             batch.sweep({os.path.dirname(path) for path in files})
         raise
-    for path, size, file_result, unmapped in results:  # the report, in file order
+    for path, size, file_result, unmapped, notice in results:  # the report, in file order
+        if file_result is None or path in left_alone:
+            report.not_ported.append((path, notice or _CHANGED_WHILE_PORTED))
+            continue
+        if notice:
+            report.notes.append((path, notice))
         report.bytes += size
         report.files.append(file_result)
         for name, (count, line) in unmapped.items():
@@ -88,14 +100,21 @@ def port_paths(paths, dry_run=False, exclude=None, porter=None, record=True, sca
 
 
 _BLOCKED = "blocked"  # a changed file that cannot be written (a string: it crosses a pipe)
+_CHANGED_WHILE_PORTED = ("changed while it was being ported: not ported, your new content is "
+                         "untouched (run torchada port again)")
 
 
 def _port_one(path, porter, scan, batch, detail):
-    """Read, port, scan and stage one file: ((path, bytes, FileResult,
-    {name: (count, line)}), staged), where staged is what ``batch.stage`` wrote for a
-    changed file, ``_BLOCKED`` when the file or its folder is read-only, else None."""
-    raw, st = _read(path)
-    text = raw.decode("utf-8", "surrogateescape")
+    """Read, port, scan and stage one file: ((path, bytes, FileResult or None,
+    {name: (count, line)}, notice), staged). ``notice``: why the file was not ported
+    (FileResult None), or a note on a ported one, or None. ``staged``: what
+    ``batch.stage`` wrote for a changed file, ``_BLOCKED`` when the file or its folder is
+    read-only, else None."""
+    try:
+        raw, st = read_regular(path)
+        text, notice = decode_source(raw)
+    except NotPorted as exc:
+        return (path, 0, None, {}, str(exc)), None
     result, regions = porter.port_hot(text)
     findings = list(result.findings)
     unmapped = {}
@@ -111,31 +130,15 @@ def _port_one(path, porter, scan, batch, detail):
         if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path), os.W_OK):
             staged = _BLOCKED
         else:
-            staged = batch.stage(path, raw, result.text.encode("utf-8", "surrogateescape"), st)
+            try:
+                staged = batch.stage(path, raw, result.text.encode("utf-8", "surrogateescape"), st)
+            except FileChanged:
+                return (path, 0, None, {}, _CHANGED_WHILE_PORTED), None
     keep = changed and detail
     domains = Counter(e.domain for e in result.edits)
     return (path, len(raw), FileResult(path, changed, result.edits, findings, domains,
                                        text if keep else None,
-                                       result.text if keep else None), unmapped), staged
-
-
-def _read(path):
-    """(bytes, stat result) of one file, with os-level calls (no buffered file object:
-    thousands of files per run)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        chunks = []
-        size = st.st_size
-        while True:
-            chunk = os.read(fd, max(size, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size = 1 << 16
-        return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
-    finally:
-        os.close(fd)
+                                       result.text if keep else None), unmapped, notice), staged
 
 
 _pool_job = None  # (files, porter, scan, batch, detail) of the parent, inherited by workers
@@ -145,9 +148,11 @@ def _pool_port(index):
     """One file in a worker, packed small for the trip back: edits as plain tuples (a
     namedtuple pickles as a class call per edit); the ported bytes stay on disk, staged."""
     files, porter, scan, batch, detail = _pool_job
-    (path, size, res, unmapped), staged = _port_one(files[index], porter, scan, batch, detail)
-    packed = res._replace(edits=[tuple(e) for e in res.edits])
-    return index, (path, size, packed, unmapped), staged
+    (path, size, res, unmapped, notice), staged = _port_one(files[index], porter, scan, batch,
+                                                            detail)
+    if res is not None:
+        res = res._replace(edits=[tuple(e) for e in res.edits])
+    return index, (path, size, res, unmapped, notice), staged
 
 
 def _port_all(files, porter, scan, workers, batch, detail):
@@ -169,11 +174,11 @@ def _port_all(files, porter, scan, workers, batch, detail):
             _pool_job = (files, porter, scan, batch, detail)
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    for index, (path, size, res, unmapped), staged in pool.imap_unordered(
-                            _pool_port, order, chunksize=8):
-                        if detail:
+                    for index, (path, size, res, unmapped, notice), staged in \
+                            pool.imap_unordered(_pool_port, order, chunksize=8):
+                        if detail and res is not None:
                             res = res._replace(edits=[Edit._make(e) for e in res.edits])
-                        yield index, (path, size, res, unmapped), staged
+                        yield index, (path, size, res, unmapped, notice), staged
             finally:
                 _pool_job = None
             return
@@ -185,51 +190,3 @@ def _start_methods():
     import multiprocessing
 
     return multiprocessing.get_all_start_methods()
-
-
-def revert_paths(paths, force=False):
-    """Restore every recorded file under ``paths`` byte for byte; delete the records.
-    Returns (restored, already_original, conflicts)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    roots = []
-    for given in paths:
-        given = os.fspath(given)
-        if not os.path.lexists(given):
-            raise PortError("%s does not exist: give the file or directory you ported" % given)
-        roots.append(os.path.realpath(given))
-    rdir = records_dir()
-    records = [m for m in list_records() if any(within(m["path"], r) for r in roots)]
-    restored, untouched, conflicts = [], [], []
-    done = []  # forgotten together: a run index is rewritten once, not once per file
-    try:
-        _revert_each(records, rdir, force, restored, untouched, conflicts, done)
-    finally:
-        forget(done)
-    return restored, untouched, conflicts
-
-
-def _revert_each(records, rdir, force, restored, untouched, conflicts, done):
-    for meta in records:
-        path = meta["path"]
-        orig_file = os.path.join(rdir, meta["_id"] + ".orig")
-        if not os.path.exists(path):
-            conflicts.append((path, "deleted since it was ported"))
-            continue
-        with open(path, "rb") as fh:
-            current = sha256(fh.read())
-        if current == meta["original_sha256"]:
-            untouched.append(path)
-        elif current == meta.get("ported_sha256") or force:
-            with open(orig_file, "rb") as fh:
-                original = fh.read()
-            if sha256(original) != meta["original_sha256"]:
-                conflicts.append((path, "the recorded original is damaged"))
-                continue
-            write_atomic(path, original)
-            restored.append(path)
-        else:
-            conflicts.append((path, "edited since it was ported (use --force to restore the "
-                                    "original anyway)"))
-            continue
-        done.append(meta)
