@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from tests import _musa_manifest
+from torchada._core import area_run
 from torchada._core.journal import Journal
 from torchada.areas import cuda_api_table as table
 from torchada.areas import cuda_namespace, distributed, graphs, profiler
@@ -71,7 +72,7 @@ def applied(fake_musa):
     journals = []
     for owner in TABLE_OWNERS:
         journals.append(Journal(owner.__name__.rsplit(".", 1)[-1]))
-        owner.apply(journals[-1])
+        area_run.run(owner, journals[-1])
     try:
         yield fake_musa
     finally:

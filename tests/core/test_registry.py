@@ -10,9 +10,11 @@ sys.path[:0] = [%r, %r]
 import torchada_boot
 torchada_boot.decision = ('musa', 'test')   # the boot decided; the test picks the areas
 from torchada._core import activation
-from torchada._core.manifest import Area
+from torchada._core.manifest import Area, Fix
 # the test areas' manifest rows: gates and phases as data, like torchada/areas/manifest.py
 ROWS = {"old_torch": dict(versions=(("torch", "<2.0"),)),
+        "units": dict(fixes=(Fix("first", ""), Fix("broken", ""), Fix("last", ""))),
+        "each": dict(per_trigger=True),
         "dist": dict(versions=(("torch", ">=2.7"),)),
         "early": dict(phase="before-backend"),
         "supplier": dict(provides=("supplied_mod", "colorsys", "sched"))}
@@ -212,3 +214,42 @@ except ModuleNotFoundError:
     print('r=missing')
 """, TORCHADA_DISABLE_AREAS="supplier")
     assert states(proc) == {"r": "missing"}
+
+
+def test_a_failing_fix_unit_is_rolled_back_alone_and_reported_failed():
+    proc = start({"units": ("torch",)}, """
+import torch, torchada
+(area,) = torchada.status().areas
+print('area=' + area.state, 'note=' + area.note.replace(' ', '_'))
+for f in area.fixes:
+    print(f['name'] + '=' + f['state'] + ':' + (f['reason'] or '').replace(' ', '_'))
+print('written=' + ','.join(n for n in ('base', 'first', 'broken', 'last')
+                            if hasattr(torch, 'torchada_units_' + n)))
+torchada.revert()
+print('after=' + ','.join(n for n in ('base', 'first', 'broken', 'last')
+                          if hasattr(torch, 'torchada_units_' + n)))
+""")
+    assert states(proc) == {"area": "applied", "note": "first_ran",
+                            "units.first": "applied:", "units.last": "applied:",
+                            "units.broken": "failed:RuntimeError:_unit_broke",
+                            "written": "base,first,last", "after": ""}
+    assert proc.stderr.count("fix units.broken failed and was rolled back") == 1
+
+
+def test_a_per_trigger_area_applies_once_for_each_trigger_module():
+    proc = start({"each": ("colorsys", "sched")}, """
+import torch, torchada, colorsys
+(area,) = torchada.status().areas
+print('first=' + ','.join('%s:%s' % (f['name'], f['state']) for f in area.fired))
+import sched
+(area,) = torchada.status().areas
+print('both=' + ','.join('%s:%s' % (f['name'], f['state']) for f in area.fired))
+print('notes=' + ','.join(f['note'].replace(' ', '_') for f in area.fired))
+print('marked=%s,%s' % (colorsys.torchada_fired_here, sched.torchada_fired_here))
+torchada.revert()
+print('after=%s' % (hasattr(colorsys, 'torchada_fired_here') or hasattr(sched, 'torchada_fired_here')))
+""")
+    assert states(proc) == {"first": "colorsys:applied,sched:pending",
+                            "both": "colorsys:applied,sched:applied",
+                            "notes": "fired_by_colorsys,fired_by_sched",
+                            "marked": "True,True", "after": "False"}

@@ -56,24 +56,28 @@ def _routed(name, target, original):
     return fn
 
 
-def apply(journal):
-    import torch
+def apply(ctx):
     import torch.accelerator as acc
 
-    musa = torch.musa
+    for name, musa_name in FALLBACKS.items():
+        if not hasattr(acc, name) and hasattr(ctx.musa, musa_name):
+            ctx.setattr(acc, name, getattr(ctx.musa, musa_name))
+
+
+@_kit.fix("memory_routes")
+def memory_routes(ctx):
+    """The memory APIs routed to torch.musa's allocator functions (broken releases only)."""
+    import torch.accelerator as acc
+
     try:
         import torch.accelerator.memory as acc_memory
     except ImportError:
         acc_memory = None
-    for name, musa_name in FALLBACKS.items():
-        if not hasattr(acc, name) and hasattr(musa, musa_name):
-            journal.setattr(acc, name, getattr(musa, musa_name))
-    if journal.fix_enabled("memory_routes"):  # gate: manifest row, fix "memory_routes"
-        for name in MEMORY:
-            target = getattr(musa, FALLBACKS[name], None)
-            if target is None:
-                continue
-            fn = _routed(name, target, getattr(acc, name, None))
-            journal.setattr(acc, name, fn)
-            if acc_memory is not None and hasattr(acc_memory, name):
-                journal.setattr(acc_memory, name, fn)
+    for name in MEMORY:
+        target = getattr(ctx.musa, FALLBACKS[name], None)
+        if target is None:
+            continue
+        fn = _routed(name, target, getattr(acc, name, None))
+        ctx.setattr(acc, name, fn)
+        if acc_memory is not None and hasattr(acc_memory, name):
+            ctx.setattr(acc_memory, name, fn)

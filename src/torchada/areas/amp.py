@@ -61,7 +61,7 @@ def _wrap_custom(original):
     return _kit.wraps(original)(wrapper)
 
 
-def apply(journal):
+def apply(ctx):
     import sys
 
     import torch
@@ -69,7 +69,6 @@ def apply(journal):
 
     # torch.cuda.amp.* -> torch.musa.amp.* (the table's amp rows), and the same objects
     # where torch.cuda.amp's own submodules bind them
-    ctx = _kit.context(journal, __name__)
     cuda_amp = sys.modules.get("torch.cuda.amp")
     before = dict(vars(cuda_amp)) if cuda_amp is not None else {}
     _kit.apply_rows(ctx)
@@ -83,14 +82,14 @@ def apply(journal):
 
     # torch.autocast("cuda") / torch.amp.autocast("cuda"): one class
     autocast_cls = torch.amp.autocast_mode.autocast
-    journal.setattr(autocast_cls, "__init__",
-                    _wrap_init_first(autocast_cls.__dict__["__init__"]))
+    ctx.setattr(autocast_cls, "__init__",
+                _wrap_init_first(autocast_cls.__dict__["__init__"]))
 
     # torch.amp.GradScaler("cuda") and its "cuda" default
     scaler_cls = getattr(torch.amp, "GradScaler", None)
     if scaler_cls is not None and "__init__" in scaler_cls.__dict__:
-        journal.setattr(scaler_cls, "__init__",
-                        _wrap_init_first(scaler_cls.__dict__["__init__"], default=_CUDA))
+        ctx.setattr(scaler_cls, "__init__",
+                    _wrap_init_first(scaler_cls.__dict__["__init__"], default=_CUDA))
 
     # torch.amp.custom_fwd / custom_bwd(device_type="cuda")
     amp_modules = [torch.amp, sys.modules.get("torch.amp.autocast_mode")]
@@ -104,7 +103,7 @@ def apply(journal):
                  "set_autocast_enabled"):
         original = getattr(torch, name, None)
         if original is not None:
-            journal.setattr(torch, name, _wrap_device_arg(original))
+            ctx.setattr(torch, name, _wrap_device_arg(original))
     available = getattr(torch.amp.autocast_mode, "is_autocast_available", None)
     if available is not None:
         _kit.rebind_everywhere(ctx, amp_modules, "is_autocast_available", available,
@@ -117,9 +116,9 @@ def apply(journal):
         def get_autocast_gpu_dtype():
             return get_dtype(_MUSA)
 
-        journal.setattr(torch, "get_autocast_gpu_dtype", get_autocast_gpu_dtype)
+        ctx.setattr(torch, "get_autocast_gpu_dtype", get_autocast_gpu_dtype)
     if set_dtype is not None and hasattr(torch, "set_autocast_gpu_dtype"):
         def set_autocast_gpu_dtype(dtype):
             return set_dtype(_MUSA, dtype)
 
-        journal.setattr(torch, "set_autocast_gpu_dtype", set_autocast_gpu_dtype)
+        ctx.setattr(torch, "set_autocast_gpu_dtype", set_autocast_gpu_dtype)

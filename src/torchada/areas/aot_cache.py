@@ -17,7 +17,6 @@ The wrappers are marked cacheable under the names the check computes (``torch.<n
   and asks the original for every other node. That cache key does not include torchada
   (docs/compile.md).
 
-Trigger: torch._functorch._aot_autograd.autograd_cache (imported by the first compile).
 torch_musa APIs relied on: none.
 """
 from torchada.areas import _kit
@@ -25,13 +24,12 @@ from torchada.areas import _kit
 
 def _wrapper_names(torch):
     """``torch.<name>`` for each factory the devices area replaced."""
-    from torchada.areas.devices import factory_wrappers
+    from torchada.areas._devices.factories import factory_wrappers
 
     return ["%s.%s" % (fn.__module__, fn.__name__) for fn in factory_wrappers(torch)]
 
 
-def apply(journal):
-    ctx = _kit.context(journal, __name__)
+def apply(ctx):
     torch = ctx.torch
     names = _wrapper_names(torch)
     if not names:

@@ -46,7 +46,7 @@ class MatmulFlags:
         return "<torch.backends.cuda.matmul on MUSA (allow_tf32 -> torch.backends.mudnn)>"
 
 
-def apply(journal):
+def apply(ctx):
     import contextlib
     import sys
 
@@ -61,12 +61,12 @@ def apply(journal):
         """True: this torch runs a MUSA backend through torch_musa (torchada)."""
         return True
 
-    journal.setattr(cuda_backend, "is_built", is_built)
+    ctx.setattr(cuda_backend, "is_built", is_built)
     if mudnn is None:
         return  # no muDNN module: the cudnn / tf32 switches keep torch's behaviour
 
     if hasattr(cuda_backend, "matmul"):
-        journal.setattr(cuda_backend, "matmul", MatmulFlags(cuda_backend.matmul, mudnn))
+        ctx.setattr(cuda_backend, "matmul", MatmulFlags(cuda_backend.matmul, mudnn))
 
     cudnn = sys.modules["torch.backends.cudnn"]           # a PropModule around the module
     inner = getattr(cudnn, "m", cudnn)                     # the module holding the functions
@@ -83,7 +83,7 @@ def apply(journal):
     if hasattr(mudnn, "version"):
         public["version"] = mudnn.version
     for name, value in public.items():
-        journal.setattr(cudnn, name, value)
+        ctx.setattr(cudnn, name, value)
 
     def _get(self):
         return mudnn.allow_tf32
@@ -92,7 +92,7 @@ def apply(journal):
         mudnn.allow_tf32 = value
 
     if prop_class is not type(torch) and "allow_tf32" in prop_class.__dict__:
-        journal.setattr(prop_class, "allow_tf32", property(
+        ctx.setattr(prop_class, "allow_tf32", property(
             _get, _set, doc="torch.backends.mudnn.allow_tf32 on MUSA (torchada)"))
 
     original_flags = getattr(inner, "flags", None)
@@ -108,4 +108,4 @@ def apply(journal):
             finally:
                 mudnn.allow_tf32 = previous
 
-        journal.setattr(inner, "flags", _kit.wraps(original_flags)(flags))
+        ctx.setattr(inner, "flags", _kit.wraps(original_flags)(flags))

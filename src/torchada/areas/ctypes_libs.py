@@ -108,11 +108,10 @@ def _loaded(soname):
     return None
 
 
-def apply(journal):
+def apply(ctx):
     import ctypes
     import ctypes.util
 
-    ctx = _kit.context(journal, __name__)
     ctx.setattr(ctypes.CDLL, "__init__", _init(ctypes.CDLL.__init__))
     ctx.setattr(ctypes.CDLL, "__getitem__", _getitem(ctypes.CDLL.__getitem__))
     ctx.setattr(ctypes.util, "find_library", _find_library(ctypes.util.find_library))

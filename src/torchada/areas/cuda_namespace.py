@@ -33,8 +33,9 @@ def rule_handled():
     return sorted(n for n, (kind, how) in cover.items() if how.startswith("rule"))
 
 
-def status_note():
-    """Shown by torchada.status(): counts of what was done, and the names decided by rule."""
+def coverage_note():
+    """Shown by torchada.status() (a ctx.note asked when status is): counts of what was
+    done, and the names decided by rule."""
     cover = _kit.coverage()
     if not cover:
         return None
@@ -182,11 +183,11 @@ EMULATIONS = {
 }
 
 
-def apply(journal):
+def apply(ctx):
     import torch.cuda  # noqa: F401
 
-    ctx = _kit.context(journal, __name__)
     _kit.apply_rows(ctx, EMULATIONS)
+    ctx.note(coverage_note)
     # CUDA handle names on MUSA streams and events (libraries read stream.cuda_stream)
     for cls_name, cuda_attr, musa_attr in (("Stream", "cuda_stream", "musa_stream"),
                                            ("Event", "cuda_event", "musa_event")):

@@ -87,10 +87,9 @@ EMULATIONS = {
 }
 
 
-def apply(journal):
+def apply(ctx):
     import torch.cuda  # noqa: F401
 
-    ctx = _kit.context(journal, __name__)
     torch = ctx.torch
     original_index = torch.cuda._utils._get_device_index
     _kit.apply_rows(ctx, EMULATIONS)

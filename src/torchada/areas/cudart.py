@@ -137,12 +137,11 @@ def _cudart(ctx):
 EMULATIONS = {"cudart": _cudart}
 
 
-def apply(journal):
+def apply(ctx):
     import sys
 
     import torch.cuda  # noqa: F401
 
-    ctx = _kit.context(journal, __name__)
     _kit.apply_rows(ctx, EMULATIONS)
     profiler = sys.modules.get("torch.cuda.profiler")
     if profiler is not None:

@@ -144,11 +144,10 @@ def _opdef_register_autocast(original):
     return register_autocast
 
 
-def apply(journal):
+def apply(ctx):
     import torch.library
     from torch._library.custom_ops import CustomOpDef
 
-    ctx = _kit.context(journal, __name__)
     Library = torch.library.Library
     # impl(op_name, fn, dispatch_key), fallback(fn, dispatch_key),
     # _impl_with_aoti_compile(op_name, dispatch_key): the key's position after self

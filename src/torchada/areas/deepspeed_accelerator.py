@@ -17,13 +17,9 @@ devices and distributed areas. ``is_triton_supported`` keeps DeepSpeed's capabil
 Left alone: a ``DS_ACCELERATOR`` the user set, an accelerator already chosen, a machine
 whose torch_musa sees no device.
 
-Trigger: ``deepspeed.accelerator.real_accelerator`` (imported by ``import deepspeed``, which
-calls get_accelerator after it). torch_musa APIs relied on: torch.musa.is_available,
-device_count, is_bf16_supported.
+torch_musa APIs relied on: torch.musa.is_available, device_count, is_bf16_supported.
 """
 import os
-
-from torchada.areas import _kit
 
 
 def musa_accelerator_class(cuda_accelerator, musa):
@@ -42,10 +38,9 @@ def musa_accelerator_class(cuda_accelerator, musa):
     return MUSA_CUDA_Accelerator
 
 
-def apply(journal):
+def apply(ctx):
     import deepspeed.accelerator.real_accelerator as real
 
-    ctx = _kit.context(journal, __name__)
     if os.environ.get("DS_ACCELERATOR"):
         ctx.note("DS_ACCELERATOR=%s set by the user: DeepSpeed's choice kept"
                  % os.environ["DS_ACCELERATOR"])
@@ -61,5 +56,5 @@ def apply(journal):
 
     before = real.ds_accelerator
     real.set_accelerator(musa_accelerator_class(CUDA_Accelerator, musa)())
-    journal.on_revert(lambda: setattr(real, "ds_accelerator", before))
+    ctx.on_revert(lambda: setattr(real, "ds_accelerator", before))
     ctx.note("DeepSpeed's CUDA accelerator set for the MUSA device (set_accelerator)")

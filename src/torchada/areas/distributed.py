@@ -170,11 +170,10 @@ def _musa_device_type(device_type):
     return "musa" if device_type == "cuda" else device_type
 
 
-def apply(journal):
+def apply(ctx):
     import torch.cuda  # noqa: F401
     import torch.distributed as dist
 
-    ctx = _kit.context(journal, __name__)
     _kit.apply_rows(ctx, EMULATIONS)
     if not dist.is_available():
         return

@@ -9,22 +9,19 @@ call") and broke the graph. Each prefilter installed on ``torch`` is registered 
 stays in the graph as one call, exactly as the factory it wraps, and runs (translating the
 device) when the graph is traced. Nothing to do on the Python route.
 
-Trigger: torch._dynamo.trace_rules (imported with torch._dynamo, never at start-up).
 torch_musa APIs relied on: none.
 """
-from torchada.areas import _kit
 
 
 def prefilters(torch):
     """The devices area's C prefilters installed on ``torch`` (none on the Python route)."""
-    from torchada.areas.devices import factory_wrappers
+    from torchada.areas._devices.factories import factory_wrappers
 
     return [fn for fn in factory_wrappers(torch)
             if getattr(fn, "__torchada_slow__", None) is not None]
 
 
-def apply(journal):
-    ctx = _kit.context(journal, __name__)
+def apply(ctx):
     found = prefilters(ctx.torch)
     if not found:
         ctx.note("nothing registered: the devices area uses the Python route")
@@ -35,6 +32,5 @@ def apply(journal):
     for fn in found:
         if id(fn) not in allowed:
             allowed.add(id(fn))
-            ctx.journal.on_revert(lambda i=id(fn): allowed.remove(i))
-            ctx.journal.writes += 1
+            ctx.on_revert(lambda i=id(fn): allowed.remove(i), write=True)
     ctx.note("%d factory prefilters traced as torch functions" % len(found))

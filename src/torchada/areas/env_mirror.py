@@ -98,7 +98,7 @@ def plan(environ):
     return sets, warnings
 
 
-def apply(journal):
+def apply(ctx):
     import logging
     import os
 
@@ -117,9 +117,9 @@ def apply(journal):
     if warnings:
         logger.warning("torchada: %s", "; ".join(warnings))
     for name, value in sets:
-        journal.setitem(os.environ, name, value)
+        ctx.setitem(os.environ, name, value)
     if sets:
         import json
 
         recorded = dict(_mirrored_by_parent(os.environ), **dict(sets))
-        journal.setitem(os.environ, MARKER, json.dumps(recorded, sort_keys=True))
+        ctx.setitem(os.environ, MARKER, json.dumps(recorded, sort_keys=True))

@@ -21,7 +21,7 @@ backend imports it by that name: srt/hardware_backend/musa/attention/flashattent
   ``(out, softmax_lse, None, None)``; it fails closed when the provider does not return both,
   and for dropout, ALiBi or returned probabilities (the public API has no such outputs).
 
-Trigger: ``flash_attn_interface``. torch_musa APIs relied on: none (the provider's own).
+torch_musa APIs relied on: none (the provider's own).
 """
 import importlib.machinery
 import importlib.util
@@ -131,16 +131,15 @@ def forward_adapter(flash_attn_func, module_name):
     return _flash_attn_forward
 
 
-def apply(journal):
+def apply(ctx):
     provider = sys.modules[PROVIDER]
-    ctx = _kit.context(journal, __name__)
     wrapped = []
     for name in ENTRY_POINTS:
         func = getattr(provider, name, None)
         if not callable(func) or inspect.isclass(func) or hasattr(func, _MARK):
             continue
         if not takes_only_qv(func):
-            journal.setattr(provider, name, accept_only_qv(func, "%s.%s" % (PROVIDER, name)))
+            ctx.setattr(provider, name, accept_only_qv(func, "%s.%s" % (PROVIDER, name)))
             wrapped.append(name)
     if wrapped:
         ctx.note("only_qv accepted by %s" % ", ".join(wrapped))
@@ -151,10 +150,10 @@ def apply(journal):
         except (TypeError, ValueError):
             takes_lse = False
         if takes_lse:
-            journal.setattr(provider, "_flash_attn_forward", forward_adapter(public, PROVIDER))
+            ctx.setattr(provider, "_flash_attn_forward", forward_adapter(public, PROVIDER))
             ctx.note("_flash_attn_forward adapted over flash_attn_func")
     sgl = sys.modules.get("sgl_kernel")
     if sgl is not None and ALIAS not in sys.modules:
         # sgl_kernel was imported before the provider; later imports go through the finder
-        journal.setitem(sys.modules, ALIAS, provider)
-        journal.setattr(sgl, "flash_attn", provider)
+        ctx.setitem(sys.modules, ALIAS, provider)
+        ctx.setattr(sgl, "flash_attn", provider)

@@ -23,8 +23,7 @@ def _validate_device(original):
     return _validate_device
 
 
-def apply(journal):
+def apply(ctx):
     import torch.nn.attention.flex_attention as flex
 
-    ctx = _kit.context(journal, __name__)
     ctx.setattr(flex, "_validate_device", _validate_device(flex._validate_device))

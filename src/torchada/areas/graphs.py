@@ -139,25 +139,19 @@ EMULATIONS = {
 }
 
 
-def apply(journal):
+def apply(ctx):
     import torch.cuda  # noqa: F401
 
-    ctx = _kit.context(journal, __name__)
     _kit.apply_rows(ctx, EMULATIONS)
-    if journal.fix_enabled("exec_rotation"):  # gate: manifest row, fix "exec_rotation"
-        from torchada.areas._graph_exec import install
-
-        install.install(ctx)
 
 
-def status_note():
-    """The rotation's live numbers for ``torchada status`` (None when it is not installed)."""
-    import sys
+@_kit.fix("exec_rotation")
+def exec_rotation(ctx):
+    """Live graph executables kept under the driver's cap (torchada/areas/_graph_exec)."""
+    from torchada.areas._graph_exec import install
 
-    install = sys.modules.get("torchada.areas._graph_exec.install")
-    rotation = install.active() if install is not None else None
-    if rotation is None:
-        return None
-    if rotation.off_reason is not None:
-        return None  # the off note says it
-    return "exec_rotation: " + rotation.summary()
+    rotation = install.install(ctx)
+    if rotation is not None:
+        # live numbers, asked when status is (the off note says why when it turns off)
+        ctx.note(lambda: None if rotation.off_reason is not None
+                 else "exec_rotation: " + rotation.summary())

@@ -9,15 +9,12 @@ Inductor compile, CPU ones included, stopped with AttributeError. (Without torch
 ``torch.cuda.get_device_properties`` raises RuntimeError, which Inductor catches.)
 On MUSA the system is keyed by the device name and ``torch.version.musa`` instead.
 
-Trigger: torch._inductor.codecache (no Inductor import at start-up).
 torch_musa APIs relied on: torch.musa.get_device_properties, torch.musa.current_device,
 torch.version.musa.
 """
 import functools
 import hashlib
 import json
-
-from torchada.areas import _kit
 
 
 def _system(ctx, codecache, original):
@@ -48,10 +45,9 @@ def _system(ctx, codecache, original):
     return get_system
 
 
-def apply(journal):
+def apply(ctx):
     import torch._inductor.codecache as codecache
 
-    ctx = _kit.context(journal, __name__)
     cache_base = getattr(codecache, "CacheBase", None)
     original = getattr(cache_base, "get_system", None)
     if original is None:

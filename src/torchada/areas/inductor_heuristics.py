@@ -7,18 +7,16 @@ are empty on torch_musa releases before 2.11.0.post2 (seed fix table), so every 
 back to the empty base heuristic. The fix unit ``cuda_entries`` copies each CUDA entry to the
 musa key it lacks, never replacing one torch_musa registered.
 
-Trigger: the ``torch._inductor.template_heuristics`` package, whose import registers every
-heuristic (nothing of Inductor is imported at start-up). torch_musa APIs relied on: none.
+torch_musa APIs relied on: none.
 """
 from torchada.areas import _kit
 
 
-def apply(journal):
+@_kit.fix("cuda_entries")
+def cuda_entries(ctx):
+    """The musa keys of the registry filled from the CUDA entries (torch_musa's kept)."""
     import torch._inductor.template_heuristics.registry as registry
 
-    ctx = _kit.context(journal, __name__)
-    if not journal.fix_enabled("cuda_entries"):  # gate: manifest row, fix "cuda_entries"
-        return
     table = getattr(registry, "_TEMPLATE_HEURISTIC_REGISTRY", None)
     if not isinstance(table, dict):
         ctx.note("cuda_entries: this torch's registry has another shape; nothing filled")
@@ -28,7 +26,7 @@ def apply(journal):
         if len(key) == 3 and key[1] == "cuda":
             musa_key = (key[0], "musa", key[2])
             if musa_key not in table:
-                journal.setitem(table, musa_key, cls)
+                ctx.setitem(table, musa_key, cls)
                 filled += 1
     cache = getattr(registry, "_HEURISTIC_CACHE", None)
     if isinstance(cache, dict) and filled:

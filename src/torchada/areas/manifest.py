@@ -82,6 +82,7 @@ AREAS = (
     Area("inductor_cache", ("torch._inductor.codecache",), "Inductor's system cache key "
          "(CacheBase.get_system) from the MUSA device instead of ROCm's gcnArchName",
          versions=(("torch", ">=2.7"),)),
+    # the package whose import registers every heuristic (no Inductor import at start-up)
     Area("inductor_heuristics", ("torch._inductor.template_heuristics",), "Inductor's "
          "matmul template heuristics registered for musa", versions=(("torch", ">=2.9"),),
          fixes=(Fix("cuda_entries", "the musa keys of the template heuristic registry filled "
@@ -89,6 +90,7 @@ AREAS = (
                     versions=(("torch_musa", "<" + HEURISTICS_FIXED_IN),),
                     evidence="issue 11 / seed fix table: torch_musa registers musa template "
                     "heuristics from 2.11.0.post2"),)),
+    # its import loads triton.language.extra.*
     Area("triton_extra", ("triton.language",), "Triton's tl.extra.cuda as the MUSA Triton "
          "namespace (stubs for what it lacks; gdc_wait / gdc_launch_dependents raise)",
          versions=(("triton", ">=3.0"),)),
@@ -98,21 +100,18 @@ AREAS = (
     Area("moe_configs", ("vllm", "sglang"), "vLLM / SGLang fused-MoE layers find the "
          "bundled MTT S5000 tables (VLLM_TUNED_CONFIG_FOLDER, SGLANG_MOE_CONFIG_DIR; a value "
          "the user set is kept)"),
+    # imported by ``import deepspeed``, which calls get_accelerator after it
     Area("deepspeed_accelerator", ("deepspeed.accelerator.real_accelerator",), "DeepSpeed "
          "picks its CUDA accelerator on MUSA (set_accelerator) and it answers for the device",
          versions=(("deepspeed", ">=0.10"),)),
-    Area("lightning_fabric", ("lightning.fabric.accelerators.cuda",), "Lightning Fabric's "
-         "CUDA accelerator takes the musa devices it builds", versions=(("lightning", ">=2.0"),)),
-    Area("lightning_trainer", ("lightning.pytorch.accelerators.cuda",), "the Lightning "
-         "Trainer's GPU accelerator takes the musa devices it builds (any precision)",
-         versions=(("lightning", ">=2.0"),)),
-    # The older package names: the same code as their own modules (both may be imported).
-    Area("lightning_fabric_standalone", ("lightning_fabric.accelerators.cuda",), "the "
-         "standalone lightning_fabric package: as lightning_fabric",
-         versions=(("lightning-fabric", ">=2.0"),)),
-    Area("pytorch_lightning_trainer", ("pytorch_lightning.accelerators.cuda",), "the "
-         "standalone pytorch_lightning package: as lightning_trainer",
-         versions=(("pytorch-lightning", ">=2.0"),)),
+    Area("lightning", ("lightning.fabric.accelerators.cuda", "lightning.pytorch.accelerators.cuda",
+                       "lightning_fabric.accelerators.cuda", "pytorch_lightning.accelerators.cuda"),
+         "Lightning's CUDA accelerators (Fabric and the Trainer, in the lightning package and "
+         "the standalone lightning_fabric / pytorch_lightning ones) take the musa devices they "
+         "build (any precision)",
+         versions=(("lightning", ">=2.0"), ("lightning-fabric", ">=2.0"),
+                   ("pytorch-lightning", ">=2.0")),
+         per_trigger=True),  # each package has its own class: one application per module
     Area("dynamo_wrappers", ("torch._dynamo.trace_rules",), "Dynamo traces the devices "
          "area's C prefilters as the factories they wrap (one graph, fullgraph included)",
          versions=(("torch", ">=2.7"),)),
@@ -142,7 +141,8 @@ def markdown():
         gate = ", ".join("%s %s" % v for v in area.versions) or "-"
         needs = ", ".join("`%s`" % n for n in area.needs) or "-"
         lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
-            area.name, ", ".join("`%s`" % t for t in area.triggers), area.phase, gate, needs,
+            area.name, ", ".join("`%s`" % t for t in area.triggers),
+            area.phase + (", once per trigger" if area.per_trigger else ""), gate, needs,
             area.doc))
         for fix in area.fixes:
             lines.append("| `%s.%s` (fix) | | | %s | %s | %s. Evidence: %s |" % (

@@ -8,18 +8,16 @@ and ``SGLANG_MOE_CONFIG_DIR`` (read with os.environ at lookup time) at the folde
 ``configs/``: SGLang picks the triton version itself. A value the user set, even empty, is
 never replaced; off MUSA nothing is set (the area only runs on MUSA).
 
-Trigger: the first of ``vllm`` / ``sglang`` imported (both read the variables only when a MoE
-layer first looks its table up, which is after their import). torch_musa APIs relied on: none.
+Both read the variables only when a MoE layer first looks its table up, after their import.
+torch_musa APIs relied on: none.
 """
 import os
 
-from torchada.areas import _kit
 from torchada._core.gate import dist_version
 from torchada.moe import tables
 
 
-def apply(journal):
-    ctx = _kit.context(journal, __name__)
+def apply(ctx):
     folder = tables.folder_for(dist_version("triton"))
     if folder is None:
         ctx.note("no bundled tables found under %s; nothing set" % tables.CONFIGS)
@@ -29,5 +27,5 @@ def apply(journal):
         if var in os.environ:
             ctx.note("%s kept (set by the user: %s)" % (var, os.environ[var] or "empty"))
         else:
-            journal.setitem(os.environ, var, value)
+            ctx.setitem(os.environ, var, value)
             ctx.note("%s=%s" % (var, value))

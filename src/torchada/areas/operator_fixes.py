@@ -108,7 +108,7 @@ def _install_log_f64(ctx):
                 "torch.library.get_kernel to reach the native kernel)"))
 
 
-def _compile(ctx, journal, unit, ops, fallback, fallback_text):
+def _compile(ctx, unit, ops, fallback, fallback_text):
     """``ops`` (those not switched off by TORCHADA_DISABLE_OP_OVERRIDE_<op>) as compiled
     kernels from the first call on; None when every op is switched off."""
     from torchada.areas import _op_overrides
@@ -118,10 +118,8 @@ def _compile(ctx, journal, unit, ops, fallback, fallback_text):
         return None
     cpp = _op_overrides.CompiledOverrides(ctx.torch, ops, fallback, fallback_text)
     cpp.install()
-    journal.writes += 1
-    journal.on_revert(cpp.revert)
-    _COMPILED[unit] = cpp
-    journal.on_revert(lambda: _COMPILED.pop(unit, None))
+    ctx.on_revert(cpp.revert, write=True)
+    ctx.note(lambda: "%s: %s" % (unit, cpp.state))  # built or not, asked when status is
     return cpp
 
 
@@ -133,61 +131,61 @@ def _install_isfinite(ctx):
         _kit.kernels.override(ctx, "isfinite", kernel, key=key)
 
 
-def apply(journal):
-    ctx = _kit.context(journal, __name__)
-    torch = ctx.torch
+# The units run in the manifest row's order: cpp_overrides first, so log_f64_inplace can
+# become its fallback for log_.
+
+@_kit.fix("cpp_overrides")
+def cpp_overrides(ctx):
+    cpp = _compile(ctx, "cpp_overrides", ("log", "log_", "multinomial"), lambda: None,
+                   "log / log_ / multinomial use torch_musa's kernels")
+    if cpp is None:
+        ctx.note("cpp_overrides: every op left to torch_musa")
+    ctx.shared["cpp_overrides"] = cpp
+
+
+@_kit.fix("log_f64_inplace")
+def log_f64_inplace(ctx):
+    cpp = ctx.shared.get("cpp_overrides")
+    if cpp is not None and "log_" in cpp.ops:
+        # compiled by cpp_overrides; this unit's Python kernel is its fallback
+        cpp.fallback = lambda: _install_log_f64(ctx)
+        cpp.fallback_text += " (float64 log_: the Python log_f64_inplace kernel)"
+        ctx.note("log_f64_inplace: log_ is compiled by cpp_overrides (this unit is its "
+                 "fallback if the build fails)")
+    else:
+        _install_log_f64(ctx)
+
+
+@_kit.fix("isfinite_async")
+def isfinite_async(ctx):
+    # Compiled from the first call on (a Python kernel costs microseconds a call); the
+    # Python kernel where the build fails or TORCHADA_DISABLE_OP_OVERRIDE_isfinite=1.
+    if _compile(ctx, "isfinite_async", ("isfinite",), lambda: _install_isfinite(ctx),
+                "isfinite uses torchada's Python kernel") is None:
+        _install_isfinite(ctx)
+        ctx.note("isfinite_async: Python kernel (float16/bfloat16/float32/float64 as "
+                 "abs() < inf)")
+
+
+_MM_STATES = {None: "probe at the first call outside capture",
+              True: "native kernels healthy (override removed)",
+              False: "native kernels wrong or unreachable (emulated in float32)"}
+
+
+@_kit.fix("mm_out_dtype")
+def mm_out_dtype(ctx):
     kernels = _kit.kernels
-    cpp = None
-    if journal.fix_enabled("cpp_overrides"):  # gate: manifest row, fix "cpp_overrides"
-        log_fix = journal.fix_enabled("log_f64_inplace")
-        cpp = _compile(ctx, journal, "cpp_overrides", ("log", "log_", "multinomial"),
-                       (lambda: _install_log_f64(ctx)) if log_fix else (lambda: None),
-                       "log / log_ / multinomial use torch_musa's kernels"
-                       + (" (float64 log_: the Python log_f64_inplace kernel)" if log_fix else ""))
-        if cpp is None:
-            ctx.note("cpp_overrides: every op left to torch_musa")
-    if journal.fix_enabled("log_f64_inplace"):  # gate: manifest row, fix "log_f64_inplace"
-        if cpp is not None and "log_" in cpp.ops:
-            ctx.note("log_f64_inplace: log_ is compiled by cpp_overrides (this unit is its "
-                     "fallback if the build fails)")
-        else:
-            _install_log_f64(ctx)
-    if journal.fix_enabled("isfinite_async"):  # gate: manifest row, fix "isfinite_async"
-        # Compiled from the first call on (a Python kernel costs microseconds a call); the
-        # Python kernel where the build fails or TORCHADA_DISABLE_OP_OVERRIDE_isfinite=1.
-        if _compile(ctx, journal, "isfinite_async", ("isfinite",), lambda: _install_isfinite(ctx),
-                    "isfinite uses torchada's Python kernel") is None:
-            _install_isfinite(ctx)
-            ctx.note("isfinite_async: Python kernel (float16/bfloat16/float32/float64 as "
-                     "abs() < inf)")
-    if journal.fix_enabled("mm_out_dtype"):  # gate: manifest row, fix "mm_out_dtype"
-        if not kernels.has_overload("mm", "dtype"):
-            ctx.note("mm_out_dtype: nothing to fix (this torch has no mm(out_dtype=))")
-        elif not (kernels.has_kernel("aten::mm.dtype") and kernels.has_kernel("aten::bmm.dtype")):
-            ctx.note("mm_out_dtype: nothing to fix (this torch_musa has no mm/bmm(out_dtype=) "
-                     "kernels; calls keep raising as they do)")
-        else:
-            fix = OutDtypeMatmul(torch, kernels.native_kernel("aten::mm.dtype"),
-                                 kernels.native_kernel("aten::bmm.dtype"))
-            libraries = [kernels.override(ctx, "mm.dtype", fix.kernel("mm"), with_keyset=True),
-                         kernels.override(ctx, "bmm.dtype", fix.kernel("bmm"), with_keyset=True)]
-            # Healthy kernels: step out of the way, so later calls cost nothing extra.
-            fix.on_healthy = lambda: [library._destroy() for library in libraries]
-            _ACTIVE[:] = [fix]
-            ctx.journal.on_revert(_ACTIVE.clear)
-
-
-_ACTIVE = []     # the mm_out_dtype fix, for status
-_COMPILED = {}   # unit -> its CompiledOverrides, for status
-
-
-def status_note():
-    notes = []
-    if _ACTIVE:
-        notes.append("mm_out_dtype: %s" % {
-            None: "probe at the first call outside capture",
-            True: "native kernels healthy (override removed)",
-            False: "native kernels wrong or unreachable (emulated in float32)"}[_ACTIVE[0].healthy])
-    for unit, cpp in sorted(_COMPILED.items()):
-        notes.append("%s: %s" % (unit, cpp.state))
-    return "; ".join(notes) or None
+    if not kernels.has_overload("mm", "dtype"):
+        ctx.note("mm_out_dtype: nothing to fix (this torch has no mm(out_dtype=))")
+        return
+    if not (kernels.has_kernel("aten::mm.dtype") and kernels.has_kernel("aten::bmm.dtype")):
+        ctx.note("mm_out_dtype: nothing to fix (this torch_musa has no mm/bmm(out_dtype=) "
+                 "kernels; calls keep raising as they do)")
+        return
+    fix = OutDtypeMatmul(ctx.torch, kernels.native_kernel("aten::mm.dtype"),
+                         kernels.native_kernel("aten::bmm.dtype"))
+    libraries = [kernels.override(ctx, "mm.dtype", fix.kernel("mm"), with_keyset=True),
+                 kernels.override(ctx, "bmm.dtype", fix.kernel("bmm"), with_keyset=True)]
+    # Healthy kernels: step out of the way, so later calls cost nothing extra.
+    fix.on_healthy = lambda: [library._destroy() for library in libraries]
+    ctx.note(lambda: "mm_out_dtype: %s" % _MM_STATES[fix.healthy])

@@ -148,14 +148,13 @@ def _autograd_init(original):
     return __init__
 
 
-def apply(journal):
+def apply(ctx):
     import sys
 
     import torch.autograd.profiler
     import torch.cuda  # noqa: F401
     import torch.profiler.profiler
 
-    ctx = _kit.context(journal, __name__)
     _kit.apply_rows(ctx, EMULATIONS)
     kineto = torch.profiler.profiler._KinetoProfile
     ctx.setattr(kineto, "__init__", _kineto_init(kineto.__dict__["__init__"]))

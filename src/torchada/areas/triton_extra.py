@@ -14,13 +14,12 @@ NotImplementedError for each CUDA name the MUSA one lacks. Submodules already lo
 (``...musa.libdevice``) are aliased under the cuda name in ``sys.modules``. An upstream
 Triton with no MUSA namespace is left as it is (it cannot compile for MUSA; status says so).
 
-Trigger: ``triton.language`` (its import loads extra.*). Gate: triton >= 3.0 from package
-metadata (extra became a package of backends in 3.0). torch_musa APIs relied on: none.
+extra became a package of backends in triton 3.0 (the manifest's gate). torch_musa APIs
+relied on: none.
 """
 import sys
 import types
 
-from torchada.areas import _kit
 
 PREFIX = "triton.language.extra."
 # Upstream triton 3.9.0's triton/language/extra/cuda/__init__.py __all__: the names to cover
@@ -66,10 +65,9 @@ def build_namespace(musa, cuda_names):
     return ns, missing
 
 
-def apply(journal):
+def apply(ctx):
     import triton.language as tl
 
-    ctx = _kit.context(journal, __name__)
     extra = getattr(tl, "extra", None)
     musa = getattr(extra, "musa", None) or sys.modules.get(PREFIX + "musa")
     if musa is None:
@@ -80,10 +78,10 @@ def apply(journal):
     cuda_names = (public_names(cuda) if cuda is not None else set(UPSTREAM_CUDA_NAMES))
     cuda_names |= {"gdc_wait", "gdc_launch_dependents"}
     namespace, missing = build_namespace(musa, cuda_names)
-    journal.setattr(extra, "cuda", namespace)
-    journal.setitem(sys.modules, PREFIX + "cuda", namespace)
+    ctx.setattr(extra, "cuda", namespace)
+    ctx.setitem(sys.modules, PREFIX + "cuda", namespace)
     for name, module in list(sys.modules.items()):
         if name.startswith(PREFIX + "musa."):
-            journal.setitem(sys.modules, PREFIX + "cuda." + name[len(PREFIX + "musa."):], module)
+            ctx.setitem(sys.modules, PREFIX + "cuda." + name[len(PREFIX + "musa."):], module)
     ctx.note("tl.extra.cuda -> %s%s" % (musa.__name__, " (stubs: %s)" % ", ".join(missing)
                                          if missing else ""))

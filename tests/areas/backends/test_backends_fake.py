@@ -2,6 +2,7 @@
 import torch
 
 from tests.areas.conftest import assert_restored, snapshot
+from torchada._core import area_run
 from torchada._core.journal import Journal
 from torchada.areas import backends as backends_area
 
@@ -20,7 +21,7 @@ def test_backends_follow_mudnn(monkeypatch):
     cudnn_class_prop = type(torch.backends.cudnn).__dict__["allow_tf32"]
     before = snapshot()
     journal = Journal("backends")
-    backends_area.apply(journal)
+    area_run.run(backends_area, journal)
     try:
         assert torch.backends.cuda.is_built() is True
         assert torch.backends.cudnn.is_available() is True

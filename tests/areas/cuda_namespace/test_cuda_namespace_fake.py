@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from tests.areas.conftest import assert_restored, snapshot
+from torchada._core import area_run
 from torchada._core.journal import Journal
 from torchada.areas import cuda_namespace as area
 
@@ -31,7 +32,7 @@ def test_mapped_names_are_the_musa_objects(applied):
 def test_is_available_and_lazy_init_left_alone(fake_musa):
     is_available, lazy_init = torch.cuda.is_available, torch.cuda._lazy_init
     journal = Journal("cuda_namespace")
-    area.apply(journal)
+    area_run.run(area, journal)
     try:
         assert torch.cuda.is_available is is_available
         assert torch.cuda._lazy_init is lazy_init
@@ -107,7 +108,7 @@ def test_get_device_properties_defaults_to_current(applied):
     seen = []
     applied.get_device_properties = lambda device: seen.append(device)
     journal = Journal("again")
-    area.apply(journal)  # rebuild against the replaced function
+    area_run.run(area, journal)  # rebuild against the replaced function
     try:
         torch.cuda.get_device_properties()
         assert seen == [0]
@@ -119,7 +120,7 @@ def test_reset_max_memory_allocated_warns_and_resets(applied):
     seen = []
     applied.reset_peak_memory_stats = lambda device=None: seen.append(device)
     journal = Journal("again")
-    area.apply(journal)
+    area_run.run(area, journal)
     try:
         with pytest.warns(FutureWarning):
             torch.cuda.reset_max_memory_allocated(1)
@@ -132,7 +133,7 @@ def test_stream_and_event_get_cuda_handle_names(fake_musa):
     fake_musa.Stream.musa_stream = property(lambda self: 1234)
     fake_musa.Event.musa_event = property(lambda self: 99)
     journal = Journal("cuda_namespace")
-    area.apply(journal)
+    area_run.run(area, journal)
     try:
         assert torch.cuda.Stream().cuda_stream == 1234
         assert torch.cuda.Event().cuda_event == 99
@@ -144,7 +145,7 @@ def test_stream_and_event_get_cuda_handle_names(fake_musa):
 def test_missing_target_in_an_older_torch_musa_becomes_unsupported(fake_musa):
     del fake_musa.memory_stats
     journal = Journal("cuda_namespace")
-    area.apply(journal)
+    area_run.run(area, journal)
     try:
         with pytest.raises(NotImplementedError, match="has no torch.musa.memory_stats"):
             torch.cuda.memory_stats()
@@ -156,7 +157,7 @@ def test_missing_target_in_an_older_torch_musa_becomes_unsupported(fake_musa):
 def test_emulation_whose_base_an_older_torch_musa_lacks_becomes_unsupported(fake_musa):
     del fake_musa.get_device_properties
     journal = Journal("cuda_namespace")
-    area.apply(journal)  # the rest of the area still applies
+    area_run.run(area, journal)  # the rest of the area still applies
     try:
         with pytest.raises(NotImplementedError,
                            match="torch.cuda.get_device_properties is not supported on MUSA "
@@ -175,14 +176,15 @@ def test_names_a_newer_torch_adds_are_handled_by_the_rule(fake_musa, monkeypatch
     monkeypatch.setattr(torch.cuda, "shiny_new_api", lambda: 1, raising=False)
     monkeypatch.setattr(torch.cuda, "current_blaslt_handle", lambda: 1, raising=False)
     journal = Journal("cuda_namespace")
-    area.apply(journal)
+    area_run.run(area, journal)
     try:
         with pytest.raises(NotImplementedError,
                            match=r"torch.cuda.shiny_new_api is not supported on MUSA"):
             torch.cuda.shiny_new_api()
         assert torch.cuda.current_blaslt_handle is fake_musa.current_blaslt_handle
         assert area.rule_handled() == ["current_blaslt_handle", "shiny_new_api"]
-        assert area.status_note().endswith("by rule: current_blaslt_handle, shiny_new_api")
+        notes = [n() if callable(n) else n for n in journal.notes]
+        assert notes[-1].endswith("by rule: current_blaslt_handle, shiny_new_api")
     finally:
         journal.revert()
 
@@ -196,7 +198,7 @@ def test_failure_half_way_leaves_nothing_patched(fake_musa, monkeypatch):
     monkeypatch.setitem(area.EMULATIONS, "set_sync_debug_mode", boom)
     journal = Journal("cuda_namespace")
     with pytest.raises(RuntimeError):
-        area.apply(journal)
+        area_run.run(area, journal)
     journal.revert()
     assert_restored(before)
 

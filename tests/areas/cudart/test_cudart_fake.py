@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from tests.areas.conftest import assert_restored, snapshot
+from torchada._core import area_run
 from torchada._core.journal import Journal
 from torchada.areas import cudart as cudart_area
 
@@ -28,7 +29,7 @@ def test_cudart_answers_with_cuda_names(fake_musa, monkeypatch):
         RuntimeError(res))
     before = snapshot()
     journal = Journal("cudart")
-    cudart_area.apply(journal)
+    area_run.run(cudart_area, journal)
     try:
         r = torch.cuda.cudart()
         assert r is torch.cuda.cudart()

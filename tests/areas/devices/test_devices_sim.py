@@ -109,10 +109,12 @@ def test_fallback_when_type_layout_unverified():
         import torchada.areas._typeslots as slots
         slots.layout_problem = lambda cls: "forced by test"
         import torch
-        from torchada.areas import devices
+        import torchada
         d = torch.device("cuda:1")
         x = torch.ones(2)
-        print(json.dumps({"mode": devices.MODE, "type": d.type,
+        note = next(a.note for a in torchada.status().areas if a.name == "devices")
+        mode = note.split("torch.device: ", 1)[1].split("; calls: ")[0]
+        print(json.dumps({"mode": mode, "type": d.type,
                           "zeros": str(torch.zeros(2, device=d).device),
                           "to": str(x.to(d).device), "str": str(x.to("cuda").device),
                           "new_builtin": type(torch.device.__dict__["__new__"]).__name__}))

@@ -28,12 +28,13 @@ def test_cuda_only_graph_arguments_raise_naming_the_argument(applied, call, argu
 
 def test_graph_rows_belong_to_the_graphs_area_alone(fake_musa):
     """cuda_namespace alone leaves the graph names as torch defines them."""
+    from torchada._core import area_run
     from torchada._core.journal import Journal
     from torchada.areas import cuda_namespace
 
     original = torch.cuda.CUDAGraph, torch.cuda.graph, torch.cuda.graphs.graph_pool_handle
     journal = Journal("cuda_namespace")
-    cuda_namespace.apply(journal)
+    area_run.run(cuda_namespace, journal)
     try:
         assert (torch.cuda.CUDAGraph, torch.cuda.graph,
                 torch.cuda.graphs.graph_pool_handle) == original

@@ -178,6 +178,6 @@ def apply_rows(ctx, emulations=None):
     writes, cover = plan(ctx, emulations or {})
     for owner, name, value in writes:
         ctx.setattr(owner, name, value)
-    ctx.journal.on_revert(_scans.clear)
-    ctx.journal.setitem(_coverage, ctx.area, cover)
+    ctx.on_revert(_scans.clear)
+    ctx.setitem(_coverage, ctx.area, cover)
     return cover

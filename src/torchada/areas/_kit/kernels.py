@@ -47,9 +47,8 @@ def override(ctx, op_name, kernel, key="PrivateUse1", with_keyset=False):
     import torch
 
     library = torch.library.Library("aten", "IMPL")
-    ctx.journal.on_revert(library._destroy)
+    ctx.on_revert(library._destroy, write=True)
     register(library, op_name, kernel, key, with_keyset)
-    ctx.journal.writes += 1
     return library
 
 

@@ -34,6 +34,6 @@ def test_full_precision_trainer_on_musa_equals_the_cpu_trainer():
 
 
 def test_without_the_area_lightning_refuses_the_device():
-    out, proc = train("gpu", "16-mixed", sim_env(TORCHADA_DISABLE_AREAS="lightning_trainer"))
+    out, proc = train("gpu", "16-mixed", sim_env(TORCHADA_DISABLE_AREAS="lightning"))
     assert out is None and "Device should be GPU, got musa:0" in proc.stderr
 

@@ -1,11 +1,11 @@
 """The standalone pytorch_lightning package's Trainer on the simulated device: the same
-program as tests/areas/lightning_trainer, importing ``pytorch_lightning``."""
+program as test_lightning_trainer_sim.py, importing ``pytorch_lightning``."""
 import json
 from pathlib import Path
 
 from tests._fresh import run_argv, sim_env
 
-PROGRAM = Path(__file__).parents[1] / "lightning_trainer" / "lightning_program.py"
+PROGRAM = Path(__file__).with_name("lightning_program.py")
 
 
 def train(env):
@@ -23,5 +23,5 @@ def test_mixed_precision_trainer_equals_hand_written_autocast_and_gradscaler():
 
 
 def test_without_its_area_the_standalone_package_refuses_the_device():
-    out, proc = train(sim_env(TORCHADA_DISABLE_AREAS="pytorch_lightning_trainer"))
+    out, proc = train(sim_env(TORCHADA_DISABLE_AREAS="lightning"))
     assert out is None and "Device should be GPU, got musa:0" in proc.stderr

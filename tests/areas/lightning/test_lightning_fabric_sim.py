@@ -36,8 +36,6 @@ print(json.dumps({"device": device, "same": fabric_w == manual_w}))
 """
 
 
-
-
 def test_fabric_cuda_accelerator_with_mixed_precision_matches_hand_written_step():
     out = last_json(run_sim(PROGRAM % "lightning.fabric"))
     assert out == {"device": "musa:0", "same": True}
@@ -45,5 +43,5 @@ def test_fabric_cuda_accelerator_with_mixed_precision_matches_hand_written_step(
 
 def test_without_the_area_fabric_refuses_the_device():
     proc = run_sim(PROGRAM % "lightning.fabric", check=False,
-                   TORCHADA_DISABLE_AREAS="lightning_fabric")
+                   TORCHADA_DISABLE_AREAS="lightning")
     assert proc.returncode != 0 and "Device should be CUDA, got musa:0" in proc.stderr

@@ -1,0 +1,45 @@
+"""Tensor and module methods that take a device: Tensor.to / .cuda / .pin_memory /
+.is_pinned, Module.to, UntypedStorage.cuda, and Tensor.is_cuda (True for musa tensors)."""
+from torchada.areas._devices.wrappers import method_wrapper, storage_cuda, tensor_cuda
+
+
+def install(ctx, fast, dmap, types):
+    torch = ctx.torch
+    Tensor = torch.Tensor
+    ctx.setattr(Tensor, "to", fast(Tensor.to, method_wrapper(
+        Tensor.to, dmap, types, torch._C.TensorBase.to), dmap, types, positional=True,
+        translated=torch._C.TensorBase.to))
+    for name in ("pin_memory", "is_pinned"):
+        ctx.setattr(Tensor, name, method_wrapper(getattr(Tensor, name), dmap, types))
+    ctx.setattr(torch.nn.Module, "to", method_wrapper(torch.nn.Module.to, dmap, types))
+    ctx.setattr(Tensor, "cuda", tensor_cuda(
+        torch, torch._C.TensorBase.to, dmap, types, _index_device(torch), _current_index(torch)))
+    storage_musa = getattr(torch.UntypedStorage, "musa", None)
+    if storage_musa is not None:
+        ctx.setattr(torch.UntypedStorage, "cuda", storage_cuda(torch, storage_musa, dmap, types))
+
+    get_device = torch._C.TensorBase.get_device
+
+    def is_cuda(self):
+        """True for CUDA tensors and, under torchada on MUSA, for MUSA tensors."""
+        return get_device(self) >= 0
+
+    ctx.setattr(Tensor, "is_cuda", property(is_cuda))
+
+
+def _index_device(torch):
+    """musa device objects by index, made once each (``x.cuda(1)``)."""
+    T, index_cache = torch.device, {}
+
+    def index_device(i):
+        dev = index_cache.get(i)
+        if dev is None:
+            dev = index_cache[i] = T("musa", i)
+        return dev
+
+    return index_device
+
+
+def _current_index(torch):
+    getter = getattr(torch._C, "_accelerator_getDeviceIndex", None)
+    return getter if getter is not None else torch.musa.current_device
