@@ -169,3 +169,25 @@ def test_run_summary_lists_translations_and_the_is_available_answer(tmp_path):
     assert "translated:" in proc.stderr
     proc = run_argv(run + ["--no-summary", prog], env=clean_env(PYTHONPATH=SRC))
     assert "torchada summary" not in proc.stderr
+
+
+_SCRIPTED = """
+import torch
+@torch.jit.script
+def f(n: int):
+    return torch.zeros(n, device="cuda") + 1
+def g(x):
+    return torch.zeros(4, device="cuda") + x.sum()
+cg = torch.compile(g, backend="aot_eager", fullgraph=True)
+with torch.device("cuda"):
+    d = torch.zeros(2).device
+print(f(3).device, f(3).tolist(), cg(torch.ones(2, device="cuda")).tolist(), d)
+"""
+
+
+def test_script_compile_and_device_context_work_the_same_while_tracing(tmp_path):
+    prog = _prog(tmp_path, _SCRIPTED)  # TorchScript reads the source: a file, not -c
+    off = _run_prog(prog).stdout.strip().splitlines()[-1]
+    on = _run_prog(prog, TORCHADA_TRACE="1").stdout.strip().splitlines()[-1]
+    assert off == "musa:0 [1.0, 1.0, 1.0] [2.0, 2.0, 2.0, 2.0] musa:0"
+    assert on == off

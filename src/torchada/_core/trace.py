@@ -195,9 +195,26 @@ def wrap(owner, name, value):
         return value
     api = _api_name(owner, name)
     traced = counting(api, value, _is_cuda_api(api))
+    _same_script_builtin(owner, name, traced)
     if isinstance(owner, type) and not hasattr(type(value), "__get__"):
         return staticmethod(traced)  # a C callable on a class never bound ``self``
     return traced
+
+
+def _same_script_builtin(owner, name, traced):
+    """TorchScript resolves torch.zeros & co. by object identity in a table built once: a
+    counting wrapper must map to the aten op of the function it replaces (a table built
+    later finds it on ``torch`` by itself)."""
+    builtins = sys.modules.get("torch.jit._builtins")
+    table = getattr(builtins, "_builtin_table", None)
+    if table is None or not isinstance(owner, types.ModuleType):
+        return
+    try:
+        op = table.get(id(owner.__dict__.get(name)))
+        if op is not None:
+            table[id(traced)] = op
+    except Exception:  # never fail an area over the trace
+        pass
 
 
 def wrap_new(cls, new):
