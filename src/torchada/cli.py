@@ -3,11 +3,13 @@
 import argparse
 import sys
 
-USAGE = """usage: torchada <command> [args]
+USAGE = """usage: torchada <command> [args]    (torchada --version: this torchada's version)
 
 commands:
   status [--json] [--no-import]   report every area: applied / skipped / failed / pending
-  run [--simulate] PROG [ARGS]    run an unmodified CUDA program with torchada active
+  run [--simulate] [--cuda-unavailable] [--no-summary] PROG [ARGS]
+                                  run an unmodified CUDA program with torchada active
+                                  (see: torchada run --help)
   port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
   lint PATH... [--json]           find CUDA-only checks no runtime patch can fix on MUSA
   tune-moe [options]              fused-MoE tables: measure (MUSA GPU), ingest, materialize
@@ -36,7 +38,29 @@ def _status(argv):
 
 
 def main(argv=None):
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        # The reader went away (``torchada status | head``): stop quietly, and point stdout at
+        # devnull so the interpreter's final flush does not raise again.
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+
+
+def _main(argv):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("-V", "--version"):
+        from torchada import __version__
+
+        print("torchada %s" % __version__)
+        return 0
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0 if argv else 2

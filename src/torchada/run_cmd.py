@@ -41,10 +41,36 @@ def _summary():
         sys.stderr.write("torchada run: no summary (%s: %s)\n" % (type(exc).__name__, exc))
 
 from torchada._core.settings import read
-if read("_TORCHADA_RUN_SUMMARY"):
-    atexit.register(_summary)
-runpy.run_path(prog, run_name="__main__")
+from torchada.run_cmd import no_musa_hint
+
+_hint = []
+
+def _at_exit():  # after the program's traceback, if any: the summary, then the hint
+    if read("_TORCHADA_RUN_SUMMARY"):
+        _summary()
+    sys.stderr.writelines(_hint)
+
+atexit.register(_at_exit)
+try:
+    runpy.run_path(prog, run_name="__main__")
+except BaseException as exc:
+    _hint.append(no_musa_hint(exc, torchada_boot.decision, sys.argv[0]))
+    raise
 """
+
+# What plain torch says when a CUDA program meets a machine without CUDA.
+_NO_CUDA_WORDS = ("not compiled with cuda", "found no nvidia driver", "no cuda gpus are available")
+
+
+def no_musa_hint(exc, decision, prog):
+    """One hint line when a program failed for want of CUDA on a machine where torchada found
+    no MUSA (so it stayed off); "" otherwise."""
+    platform, reason = decision or (None, "torchada was not started")
+    if platform == "musa" or not any(w in str(exc).lower() for w in _NO_CUDA_WORDS):
+        return ""
+    return ("torchada run: no MUSA device was found on this machine (%s), so torchada stayed "
+            "off and the program ran on plain torch, which has no CUDA here. To run it on "
+            "torchada's simulated MUSA device: torchada run --simulate %s\n" % (reason, prog))
 
 
 def examples_dir():

@@ -28,6 +28,8 @@ class Report:
     torch_version: Optional[str]
     torch_musa_version: Optional[str]
     areas: List[AreaStatus] = field(default_factory=list)
+    torchada_version: str = field(default_factory=lambda: _own_version())
+    simulated: bool = False  # torch_musa is torchada's simulator
 
     def by_state(self, state):
         return [a.name for a in self.areas if a.state == state]
@@ -36,27 +38,49 @@ class Report:
         return json.dumps(asdict(self), indent=2, default=str)
 
     def __str__(self):
+        musa = self.torch_musa_version or "not imported"
+        if self.simulated and self.torch_musa_version:
+            musa += (" (simulated: torch_musa 2.7.1's API, labelled for this torch; "
+                     "TORCHADA_SIM_TORCH_MUSA_VERSION picks the release)")
         lines = [
             "torchada status",
+            "  torchada   : %s" % self.torchada_version,
             "  platform   : %s (%s)" % (self.platform, self.reason),
             "  active     : %s" % ("yes" if self.active else "no"),
             "  torch      : %s" % (self.torch_version or "not imported"),
-            "  torch_musa : %s" % (self.torch_musa_version or "not imported"),
-            "  areas      :",
+            "  torch_musa : %s" % musa,
         ]
+        reasons = {(a.state, a.reason) for a in self.areas}
+        if not self.active and len(reasons) == 1 and self.areas:
+            # Off MUSA every area is skipped for the one reason the platform line gives.
+            state, reason = reasons.pop()
+            lines.append("  areas      : all %d %s - %s" % (len(self.areas), state, reason))
+            lines.append("  hint       : torchada changes nothing here. To try a CUDA program on "
+                         "the simulated MUSA device: torchada run --simulate PROG; "
+                         "--json lists every area")
+            return "\n".join(lines)
+        lines.append("  areas      :")
+        width = max([22] + [len(a.name) for a in self.areas])  # the state column lines up
+        sub = 20
         for a in self.areas:
             detail = " - %s" % a.reason if a.reason else ""
             timing = " (%.1f ms, %d writes)" % (a.seconds * 1e3, a.writes) if a.state == "applied" else ""
             note = " [%s]" % a.note if a.note else ""
-            lines.append("    %-22s %-8s%s%s%s" % (a.name, a.state, timing, detail, note))
+            lines.append("    %-*s %-8s%s%s%s" % (width, a.name, a.state, timing, detail, note))
             for one in a.fired:
                 detail = " - %s" % one["reason"] if one["reason"] else ""
                 note = " [%s]" % one["note"] if one["note"] else ""
-                lines.append("      %-20s %-8s%s%s" % (one["name"], one["state"], detail, note))
+                lines.append("      %-*s %-8s%s%s" % (sub, one["name"], one["state"], detail, note))
             for fix in a.fixes:
                 detail = " - %s" % fix["reason"] if fix["reason"] else ""
-                lines.append("      %-20s %-8s%s" % (fix["name"], fix["state"], detail))
+                lines.append("      %-*s %-8s%s" % (sub, fix["name"], fix["state"], detail))
         return "\n".join(lines)
+
+
+def _own_version():
+    from torchada import __version__
+
+    return __version__
 
 
 def build_report():
@@ -65,16 +89,18 @@ def build_report():
 
     platform, reason = torchada_boot.activate()
     versions = [getattr(sys.modules.get(m), "__version__", None) for m in ("torch", "torch_musa")]
+    simulated = getattr(sys.modules.get("torch_musa"), "_sim", None) is not None
     registry = activation.registry
     if registry is None:
         why = "torchada inactive: %s" % reason
         areas = [AreaStatus(n, "skipped", why) for n in activation.area_names()]
-        return Report(platform or _seen_platform(), False, reason, *versions, areas=areas)
+        return Report(platform or _seen_platform(), False, reason, *versions, areas=areas,
+                      simulated=simulated)
     grouped = {}
     for record in registry.records:  # a per-trigger row has one record per trigger
         grouped.setdefault(record.name, []).append(record)
     areas = [_area_status(records) for records in grouped.values()]
-    return Report(platform, True, reason, *versions, areas=areas)
+    return Report(platform, True, reason, *versions, areas=areas, simulated=simulated)
 
 
 # The state a per-trigger area shows: its most telling trigger's.

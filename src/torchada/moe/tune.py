@@ -126,7 +126,9 @@ def main(argv=None):
         epilog=HARDWARE_NOTE, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default=str(tables.RECIPES / "shapes.json"),
                         help="the shapes recipe (default: the bundled ci/shapes.json)")
-    parser.add_argument("--models", default=str(tables.RECIPES / "models.json"))
+    parser.add_argument("--models", default=str(tables.RECIPES / "models.json"),
+                        help="with --measure: the models recipe whose entry --model names "
+                        "(default: the bundled ci/models.json)")
     parser.add_argument("--materialize", action="store_true",
                         help="write the tables from the recipe (no GPU needed)")
     parser.add_argument("--merge-configs", action="store_true",
