@@ -214,7 +214,9 @@ def _hook(found, files, fires, error):
 
 
 def _platform(found, data):
-    user = os.environ.get("TORCHADA_PLATFORM")
+    from torchada._core import settings
+
+    user = settings.read("TORCHADA_PLATFORM", default=None)  # a malformed value warns
     if user:
         found.append(Finding(WARN, "platform", "TORCHADA_PLATFORM=%s is set here: it overrides "
                              "what is reported below (checked without it)" % user,

@@ -2,7 +2,8 @@
 qualname, docstring, module and signature (``__wrapped__``), so ``inspect``, Dynamo's
 function tables and users' ``help()`` see torch's function.
 
-A per-call trace of translated calls would hook in here, and only here."""
+The translation report (``_core/trace.py``) wraps installed callables in the journal, not
+here: an area's replacement is installed as built unless TORCHADA_TRACE is on."""
 
 import functools
 
