@@ -73,3 +73,14 @@ def test_exclude_dirs_are_honoured(tmp_path):
     (tmp_path / "third_party").mkdir()
     (tmp_path / "third_party" / "m.py").write_text(CODE)
     assert lint(tmp_path, TORCHADA_EXCLUDE_DIRS="third_party").returncode == 0
+
+
+def test_the_summary_counts_the_files_checked(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    proc = lint(tmp_path)
+    assert proc.returncode == 0 and proc.stderr.strip() == "torchada lint: 0 findings in 2 files checked"
+    (tmp_path / "c.py").write_text('if d.type != "cuda":\n    pass\n')
+    proc = lint(tmp_path)
+    assert proc.stderr.strip().endswith("1 finding in 1 file of 3 checked")
+    assert "fix: not torchada.is_gpu_device(<device>)" in proc.stdout

@@ -3,7 +3,8 @@ import ast
 import re
 from collections import namedtuple
 
-Finding = namedtuple("Finding", "path line col code source")
+# negated: the finding is a "not CUDA" test (!=, not in, not ...startswith): its fix is negated too
+Finding = namedtuple("Finding", "path line col code source negated", defaults=(False,))
 
 _IGNORE = re.compile(r"#\s*torchada:\s*ignore(?:\[([A-Z0-9, ]+)\])?")
 _CUDA_LIBRARY_PATH = re.compile(r"[/\\][^\s'\"]*lib(cudart|cublas|cublasLt|cudnn|nccl|nvrtc|cufft|"
@@ -49,11 +50,31 @@ def _is_str_call(node):
 
 class _Visitor(ast.NodeVisitor):
     def __init__(self):
-        self.hits = []                # (node, code)
+        self.hits = []                # (node, code, negated)
         self._if_stack = []
+        self._negated = set()         # ids of calls under a ``not``
 
-    def _hit(self, node, code):
-        self.hits.append((node, code))
+    def _hit(self, node, code, negated=False):
+        self.hits.append((node, code, negated))
+
+    def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not):
+            self._negated.add(id(node.operand))
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        # str(d).startswith("cuda") / d.type.startswith(("cuda", ...)): the same tests as
+        # "cuda" in str(d) (TA005) and d.type == "cuda" (TA001), spelled as a prefix test.
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "startswith" and node.args \
+                and (_is_cuda_literal(node.args[0]) or _const_str(node.args[0]) == "cuda:"
+                     or _cuda_in_container(node.args[0])):
+            negated = id(node) in self._negated
+            if _is_str_call(func.value):
+                self._hit(node, "TA005", negated)
+            elif isinstance(func.value, ast.Attribute) and func.value.attr == "type":
+                self._hit(node, "TA001", negated)
+        self.generic_visit(node)
 
     def visit_Compare(self, node):
         sides = [node.left, *node.comparators]
@@ -62,20 +83,21 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _compare(self, node, op, left, right):
+        negated = isinstance(op, (ast.NotEq, ast.IsNot, ast.NotIn))
         if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
             for a, b in ((left, right), (right, left)):
                 if isinstance(a, ast.Attribute) and a.attr == "type" and _is_cuda_literal(b):
-                    return self._hit(node, "TA001")
+                    return self._hit(node, "TA001", negated)
                 if _const_str(b) == "nccl" and not _is_get_backend(a):
                     return self._hit(node, "TA002")
         if isinstance(op, (ast.In, ast.NotIn)):
             if isinstance(left, ast.Attribute) and left.attr == "type" and _cuda_in_container(right):
-                return self._hit(node, "TA001")
+                return self._hit(node, "TA001", negated)
             if _const_str(left) == "nccl" or (isinstance(right, (ast.Tuple, ast.List, ast.Set))
                                                 and any(_const_str(e) == "nccl" for e in right.elts)):
                 return self._hit(node, "TA002")
             if _const_str(left) in ("cuda", "cuda:") and _is_str_call(right):
-                return self._hit(node, "TA005")
+                return self._hit(node, "TA005", negated)
 
     def visit_Attribute(self, node):
         if _dotted(node) == "torch.version.cuda":
@@ -119,7 +141,7 @@ def check_source(source, path="<string>"):
     visitor.visit(tree)
     lines = source.splitlines()
     findings, seen = [], set()
-    for node, code in visitor.hits:
+    for node, code, negated in visitor.hits:
         line = getattr(node, "lineno", 1)
         if (line, code) in seen:
             continue
@@ -129,5 +151,6 @@ def check_source(source, path="<string>"):
         if ignored and (ignored.group(1) is None
                         or code in [c.strip() for c in ignored.group(1).split(",")]):
             continue
-        findings.append(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, text.strip()))
+        findings.append(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, text.strip(),
+                                negated))
     return sorted(findings, key=lambda f: (f.line, f.col, f.code))

@@ -7,7 +7,7 @@ import sys
 import tokenize
 
 from torchada.lint.checks import check_source
-from torchada.lint.rules import RULES
+from torchada.lint.rules import RULES, fix_text
 from torchada.lint.walk import LintPathError, python_files
 
 
@@ -28,14 +28,15 @@ def _read(path):
 
 
 def lint(paths, select=None, ignore=frozenset(), exclude=("", "")):
-    """(findings, problems): findings sorted by file and line; problems are files that could
-    not be read or parsed (reported, never fatal)."""
+    """(findings, problems, checked): findings sorted by file and line; problems are files
+    that could not be read or parsed (reported, never fatal); checked counts the files read."""
     from torchada._core.settings import read
     from torchada.porting.collect import parse_exclude_dirs
 
     exclude_paths, exclude_names = parse_exclude_dirs(read("TORCHADA_EXCLUDE_DIRS"))
-    findings, problems = [], []
+    findings, problems, checked = [], [], 0
     for path in python_files(paths, exclude_paths, exclude_names):
+        checked += 1
         try:
             found = check_source(_read(path), path)
         except (SyntaxError, ValueError, UnicodeDecodeError, OSError) as exc:
@@ -43,7 +44,7 @@ def lint(paths, select=None, ignore=frozenset(), exclude=("", "")):
             continue
         findings.extend(f for f in found
                         if (select is None or f.code in select) and f.code not in ignore)
-    return findings, problems
+    return findings, problems, checked - len(problems)
 
 
 def main(argv):
@@ -58,7 +59,7 @@ def main(argv):
     try:
         select = _codes(args.select, "--select")
         ignore = _codes(args.ignore, "--ignore") or frozenset()
-        findings, problems = lint(args.paths, select, ignore)
+        findings, problems, checked = lint(args.paths, select, ignore)
     except LintPathError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -68,17 +69,20 @@ def main(argv):
     if args.json:
         print(json.dumps({
             "findings": [dict(f._asdict(), rule=RULES[f.code].name, why=RULES[f.code].why,
-                              fix=RULES[f.code].fix) for f in findings],
+                              fix=fix_text(RULES[f.code], f.negated)) for f in findings],
             "unreadable": [{"path": p, "error": e} for p, e in problems]}, indent=1))
     else:
         for f in findings:
             rule = RULES[f.code]
             print("%s:%d:%d: %s %s: %s\n    %s\n    fix: %s"
-                  % (f.path, f.line, f.col, f.code, rule.name, rule.why, f.source, rule.fix))
+                  % (f.path, f.line, f.col, f.code, rule.name, rule.why, f.source,
+                     fix_text(rule, f.negated)))
         for path, error in problems:
             print("%s: not checked (%s)" % (path, error), file=sys.stderr)
         files = len({f.path for f in findings})
-        print("torchada lint: %d finding%s in %d file%s" % (
-            len(findings), "" if len(findings) == 1 else "s", files, "" if files == 1 else "s"),
-            file=sys.stderr)
+        plural = lambda n: "" if n == 1 else "s"  # noqa: E731
+        where = ("in %d file%s of %d checked" % (files, plural(files), checked) if findings
+                 else "in %d file%s checked" % (checked, plural(checked)))
+        print("torchada lint: %d finding%s %s" % (len(findings), plural(len(findings)), where),
+              file=sys.stderr)
     return 1 if findings else 0

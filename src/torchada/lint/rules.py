@@ -3,6 +3,14 @@ from collections import namedtuple
 
 Rule = namedtuple("Rule", "code name why fix")
 
+
+def fix_text(rule, negated):
+    """The rule's fix; for a "not CUDA" test (``!= "cuda"``, ``not in``) the same call under
+    ``not``, so the rewrite keeps the branch's meaning."""
+    if negated and rule.fix.startswith("torchada.is_gpu_device("):
+        return "not " + rule.fix + '; it replaces the whole "not CUDA" test'
+    return rule.fix
+
 RULES = {rule.code: rule for rule in (
     Rule("TA001", "device-type-cuda",
          'on MUSA a device made from "cuda" has type "musa", so this comparison takes the '
@@ -24,7 +32,7 @@ RULES = {rule.code: rule for rule in (
          "branch",
          "check torch.version.musa as well, or torchada.is_gpu_device for device decisions"),
     Rule("TA005", "cuda-in-device-string",
-         'str(device) is "musa:0" on MUSA, so "cuda" is not in it',
+         'str(device) is "musa:0" on MUSA, so "cuda" is not in it (nor at its start)',
          "torchada.is_gpu_device(<device>)"),
     Rule("TA006", "cuda-library-path",
          "a path into a CUDA installation: torchada maps CUDA library *names* loaded through "
