@@ -191,3 +191,36 @@ def test_script_compile_and_device_context_work_the_same_while_tracing(tmp_path)
     on = _run_prog(prog, TORCHADA_TRACE="1").stdout.strip().splitlines()[-1]
     assert off == "musa:0 [1.0, 1.0, 1.0] [2.0, 2.0, 2.0, 2.0] musa:0"
     assert on == off
+
+
+_DIST = """\
+import torch, torch.distributed as dist
+dist.init_process_group(backend="nccl")
+rank = dist.get_rank()
+torch.cuda.set_device(rank)
+x = torch.ones(2, device="cuda") * (rank + 1)
+dist.all_reduce(x)
+assert x.tolist() == [3.0, 3.0], x
+dist.destroy_process_group()
+"""
+
+
+def test_torchrun_writes_one_report_per_rank(tmp_path):
+    from tests._fresh import free_port
+
+    prog = _prog(tmp_path, _DIST)
+    out = tmp_path / "reports"
+    run_argv(["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
+              free_port(), prog], env=sim_env(PYTHONPATH=SRC, TORCHADA_REPORT=out),
+             timeout=240)
+    ranked = sorted(n for n in os.listdir(out) if n.startswith("torchada-report-rank"))
+    assert [n.split("-")[2:4] for n in ranked] == [["rank0", "local0"], ["rank1", "local1"]]
+    for rank, name in enumerate(ranked):
+        data = json.loads((out / name).read_text())
+        assert (data["rank"], data["local_rank"], data["world_size"]) == (str(rank), str(rank), "2")
+        calls = data["translated"]
+        # backend="nccl" is a translated argument; the first site is the program's line 2
+        assert calls["torch.distributed.init_process_group"] == {
+            "count": 1, "first_site": "%s:2" % prog}
+        assert calls["torch.cuda.set_device"] == {"count": 1, "first_site": "%s:4" % prog}
+        assert calls["torch.ones"] == {"count": 1, "first_site": "%s:5" % prog}
