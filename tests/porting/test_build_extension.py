@@ -33,7 +33,8 @@ class Journal:
         pass
 
 
-area.apply(Journal())
+from torchada._core import area_run
+area_run.run(area, Journal())
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
 

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from torchada._core import area_run
 from torchada.areas import cpp_extension as area
 
 
@@ -54,7 +55,7 @@ def test_apply_writes_only_through_the_journal_and_reverts(tmp_path, monkeypatch
     signatures = {n: inspect.signature(getattr(cpp, n)) for n in
                   ("include_paths", "library_paths", "load", "load_inline")}
     journal = FakeJournal()
-    area.apply(journal)
+    area_run.run(area, journal)
     try:
         base = cpp.BuildExtension  # created lazily, through the journal
         after = dict(vars(cpp))
@@ -111,7 +112,8 @@ class J:
     def setattr(self, o, n, v): setattr(o, n, v)
     def setitem(self, m, k, v): m[k] = v
     def on_revert(self, f): pass
-area.apply(J())
+from torchada._core import area_run
+area_run.run(area, J())
 # + 3 keeps the result in [1, 5]: no cancellation near zero, so float32's
 # default tolerances (a few ulp) hold for a vectorised sin against libm's.
 f = torch.compile(lambda x: torch.sin(x) * 2 + 3)
