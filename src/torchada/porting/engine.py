@@ -279,6 +279,18 @@ def lines_of(text, offsets):
     return out
 
 
+def one_per_line(located):
+    """(line, finding) pairs keeping the first finding of each kind on a line: a line that
+    names ``wmma::`` three times is one thing to fix, reported once."""
+    seen = set()
+    out = []
+    for line, finding in located:
+        if (line, finding.kind) not in seen:
+            seen.add((line, finding.kind))
+            out.append((line, finding))
+    return out
+
+
 _DEFAULT = None
 
 

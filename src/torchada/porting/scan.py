@@ -13,7 +13,7 @@ import bisect
 import re
 from collections import namedtuple
 
-from .engine import Finding, lines_of
+from .engine import Finding, lines_of, one_per_line
 from .rules.unsupported import GATES, REPORTS
 
 Unmapped = namedtuple("Unmapped", "name count first_offset")
@@ -191,4 +191,4 @@ def diagnose(text, result, regions=None):
 
 def located(text, findings):
     """(line, finding) pairs."""
-    return list(zip(lines_of(text, [f.offset for f in findings]), findings))
+    return one_per_line(zip(lines_of(text, [f.offset for f in findings]), findings))

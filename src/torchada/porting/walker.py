@@ -19,7 +19,7 @@ import time
 from collections import Counter
 
 from .collect import EXCLUDE_VAR, collect, exclusions_from_env, parse_exclude_dirs
-from .engine import Edit, default_porter, lines_of
+from .engine import Edit, default_porter, lines_of, one_per_line
 from .reading import NotPorted, decode_source, read_regular
 from .records import Batch, FileChanged, list_records, records_dir
 from .report import FileResult, PortError, PortReport
@@ -121,7 +121,7 @@ def _port_one(path, porter, scan, batch, detail):
     if scan:
         reported, unmapped = diagnose(text, result, regions)
         findings += reported
-    findings = list(zip(lines_of(text, [f.offset for f in findings]), findings))
+    findings = one_per_line(zip(lines_of(text, [f.offset for f in findings]), findings))
     if scan:
         findings.sort(key=lambda lf: (lf[0], lf[1].kind))
     changed = result.text != text
