@@ -123,3 +123,29 @@ def test_fallback_when_type_layout_unverified():
     assert out["mode"] == "fallback: forced by test" and out["type"] == "cuda"
     assert out["zeros"] == out["to"] == "musa:1" and out["str"] == "musa:0"
     assert out["new_builtin"] == "builtin_function_or_method"
+
+
+def test_map_location_dict_with_cuda_keys_moves_what_the_program_saved(tmp_path):
+    """A CUDA program saves on cuda:N and loads with {"cuda:N": ...}: under torchada its
+    tensors were on musa:N (tagged so); the cuda keys must still match them."""
+    code = textwrap.dedent("""
+        import json, torch
+        path = %r
+        torch.save({"a": torch.arange(3.0, device="cuda:0"), "b": torch.ones(2, device="cuda:1")},
+                   path)
+        out = {}
+        for label, ml in [("cpu", {"cuda:0": "cpu", "cuda:1": "cpu"}),
+                          ("swap", {"cuda:0": "cuda:1", "cuda:1": "cuda:0"}),
+                          ("bare", {"cuda": "cpu"}),
+                          ("other", {"cuda:5": "cpu"})]:
+            sd = torch.load(path, map_location=ml)
+            out[label] = [str(sd["a"].device), str(sd["b"].device), sd["a"].tolist()]
+        out["serialization"] = str(torch.serialization.load(path, map_location={"cuda:0": "cpu"})["a"].device)
+        print(json.dumps(out))
+    """ % str(tmp_path / "ck.pt"))
+    out = last_json(run_python(code, env=sim_env()))
+    assert out["cpu"] == ["cpu", "cpu", [0.0, 1.0, 2.0]]
+    assert out["swap"] == ["musa:1", "musa:0", [0.0, 1.0, 2.0]]
+    # "cuda" without an index names no saved tag (tags carry the index), as on CUDA
+    assert out["bare"][:2] == ["musa:0", "musa:1"] and out["other"][:2] == ["musa:0", "musa:1"]
+    assert out["serialization"] == "cpu"

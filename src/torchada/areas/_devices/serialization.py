@@ -1,4 +1,6 @@
-"""torch.load of storages tagged ``cuda:N``, whatever the ``map_location``."""
+"""torch.load of storages tagged ``cuda:N``, whatever the ``map_location``; and a
+``map_location`` dict keyed by ``cuda:N`` also matches the ``musa:N`` tags a program saved
+under torchada (its tensors were on musa:N), so ``{"cuda:0": "cpu"}`` moves them as on CUDA."""
 import functools
 
 
@@ -52,3 +54,38 @@ def install(ctx):
                 return
 
     ctx.on_revert(undo)
+    _install_map_location_keys(ctx)
+
+
+def _musa_twins(mapping):
+    """``mapping`` plus a ``musa[:N]`` key for each ``cuda[:N]`` key it lacks (same value)."""
+    extra = {}
+    for key, value in mapping.items():
+        if isinstance(key, str) and (key == "cuda" or key.startswith("cuda:")):
+            twin = "musa" + key[4:]
+            if twin not in mapping:
+                extra[twin] = value
+    if not extra:
+        return mapping
+    out = dict(mapping)
+    out.update(extra)
+    return out
+
+
+def _install_map_location_keys(ctx):
+    """torch.load (and torch.serialization.load, the same function): a dict map_location
+    is looked up with the storage's saved tag; a CUDA program names the tags it saved as
+    ``cuda:N``, which torchada saved as ``musa:N``."""
+    import torch.serialization as ser
+
+    load = ser.load
+
+    @functools.wraps(load)
+    def torch_load(f, map_location=None, *args, **kwargs):
+        if isinstance(map_location, dict):
+            map_location = _musa_twins(map_location)
+        return load(f, map_location, *args, **kwargs)
+
+    ctx.setattr(ser, "load", torch_load)
+    if ctx.torch.load is load:
+        ctx.setattr(ctx.torch, "load", torch_load)
