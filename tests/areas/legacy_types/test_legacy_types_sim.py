@@ -105,4 +105,6 @@ def test_without_the_area_cuda_names_fail():
         x.type("torch.cuda.HalfTensor")
     """, env=sim_env(TORCHADA_DISABLE_AREAS="legacy_types"), check=False)
     assert proc.returncode != 0
-    assert "Cannot initialize CUDA without ATen_cuda library" in proc.stderr
+    # torch tries to start CUDA: a CPU build has no CUDA library, a CUDA build finds no driver
+    assert ("Cannot initialize CUDA without ATen_cuda library" in proc.stderr
+            or "Found no NVIDIA driver on your system" in proc.stderr), proc.stderr
