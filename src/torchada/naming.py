@@ -8,26 +8,10 @@ __all__ = ["cuda_to_musa_name", "nccl_to_mccl_name", "cublas_to_mublas_name",
            "curand_to_murand_name"]
 
 
-def _porter():
-    from torchada.porting.engine import default_porter
-
-    return default_porter()
-
-
 def _convert(name, domains=None):
-    if not isinstance(name, str):
-        raise TypeError("expected a str name, got %s" % type(name).__name__)
-    porter = _porter()
-    hit = porter.ident.get(name)
-    if hit is not None:
-        return hit[0] if domains is None or hit[1] in domains else name
-    for prefix, (value, domain) in porter.prefixes.items():
-        if name.startswith(prefix) and (domains is None or domain in domains):
-            return value + name[len(prefix):]
-    include = porter.map_include(name)
-    if include is not None and (domains is None or include[1] in domains):
-        return include[0]
-    return name
+    from torchada.porting.names import convert
+
+    return convert(name, domains)
 
 
 def cuda_to_musa_name(name):

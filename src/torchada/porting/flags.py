@@ -77,10 +77,10 @@ def _archs_in(value):
 def _port_flag(flag):
     """-DFOO_CUDA=1 style macro flags keep working: only known CUDA names are renamed."""
     if flag.startswith(("-D", "-U")) and len(flag) > 2:
-        from torchada.naming import cuda_to_musa_name
+        from .names import convert
 
         name, sep, value = flag[2:].partition("=")
-        return flag[:2] + cuda_to_musa_name(name) + sep + value
+        return flag[:2] + convert(name) + sep + value
     return flag
 
 
