@@ -1,7 +1,11 @@
 """torch.backends.cuda / torch.backends.cudnn where they have a MUSA meaning.
 
 CUDA APIs made to work (each documented in docs/cuda_namespace.md):
-  - ``torch.backends.cuda.is_built()`` -> True: this torch runs a MUSA backend (torch_musa).
+  - ``torch.backends.cuda.is_built()`` -> True where this torch runs a MUSA backend *and* the
+    pieces torch imports behind that answer are there (``BUILT_IMPLIES``: the allocator state
+    and cached-tensor switch Inductor's cudagraph trees import, mapped by cuda_private from
+    torch_musa's ``_musa_*`` twins); else False, as on a CPU build, so those imports keep
+    torch's CPU fallbacks instead of failing.
   - ``torch.backends.cuda.matmul.allow_tf32`` (read / write) -> ``torch.backends.mudnn.allow_tf32``.
     MUSA has one TF32 switch for muDNN convolutions *and* matmul / bmm, so this flag and
     ``cudnn.allow_tf32`` read and write the same value (CUDA keeps two). The other matmul
@@ -20,6 +24,11 @@ torch_musa APIs relied on: torch.backends.mudnn (allow_tf32, version, flags), se
 torch_musa at import.
 """
 from torchada.areas import _kit
+
+# What torch imports from torch._C when torch.backends.cuda.is_built() is True
+# (torch/_inductor/cudagraph_trees.py). A torch_musa without the allocator-state binding
+# leaves the first one unmapped: claiming CUDA there makes that import fail.
+BUILT_IMPLIES = ("_cuda_CUDAAllocator_AllocatorState", "_set_cached_tensors_enabled")
 
 
 class MatmulFlags:
@@ -58,8 +67,10 @@ def apply(ctx):
     mudnn = getattr(torch.backends, "mudnn", None)
 
     def is_built():
-        """True: this torch runs a MUSA backend through torch_musa (torchada)."""
-        return True
+        """True where this torch runs a MUSA backend through torch_musa (torchada) with the
+        pieces CUDA-built code imports (BUILT_IMPLIES); checked at each call, so a mapping
+        that was disabled or reverted is seen."""
+        return all(hasattr(torch._C, name) for name in BUILT_IMPLIES)
 
     ctx.setattr(cuda_backend, "is_built", is_built)
     if mudnn is None:

@@ -23,7 +23,8 @@ def test_backends_follow_mudnn(monkeypatch):
     journal = Journal("backends")
     area_run.run(backends_area, journal)
     try:
-        assert torch.backends.cuda.is_built() is True
+        # this CPU torch has no allocator-state binding: no CUDA claim (see below)
+        assert torch.backends.cuda.is_built() is False
         assert torch.backends.cudnn.is_available() is True
         assert torch.backends.cudnn.version() == 2800
         torch.backends.cuda.matmul.allow_tf32 = False
