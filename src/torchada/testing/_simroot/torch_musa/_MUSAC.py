@@ -133,7 +133,8 @@ def _musa_clearMublasWorkspaces():
 
 # ----------------------------------------------------------------- streams
 _capture_state = threading.local()
-_capturing_streams = set()
+# the graph module owns the set of capturing streams (it starts and ends captures)
+from torch_musa._sim.graphsim import capturing_streams as _capturing_streams  # noqa: E402
 
 
 def _check_not_capturing(what):

@@ -21,6 +21,13 @@ from torchada.testing._simconfig import config
 
 _ops = torch.ops.musa_sim
 _pool_ids = itertools.count(1)
+# The streams capturing now, as (device, stream id). The graph owns the capture state;
+# torch_musa._MUSAC's capture checks read this set (no import back into _MUSAC).
+capturing_streams = set()
+
+
+def _current_device():
+    return int(_ops.current_device())  # what _MUSAC._musa_getDevice answers
 
 
 def new_pool_id():
@@ -86,15 +93,13 @@ class _MUSAGraph:
         _MUSAGraph._latest = self
 
     def capture_begin(self, pool=None, capture_error_mode="global"):
-        from torch_musa import _MUSAC
-
         if capture_error_mode not in ("global", "thread_local", "relaxed"):
             raise RuntimeError(f"Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got {capture_error_mode}")
         # c10/cuda CUDAGraph::capture_begin (torch_musa's MUSAGraph.cpp ports it; line unknown)
         if self._calls is not None:
             raise RuntimeError("This MUSAGraph instance already owns a captured graph. "
                                "To capture a new graph, create a new instance.")
-        dev = _MUSAC._musa_getDevice()
+        dev = _current_device()
         sid = int(_ops.get_stream(dev))
         if sid == 0:
             raise RuntimeError(
@@ -102,23 +107,21 @@ class _MUSAGraph:
                 "(However, after capture, it's ok to replay them on the default stream.)")
         self._pool = tuple(pool) if pool is not None else new_pool_id()
         self._key = (dev, sid)
-        _MUSAC._capturing_streams.add(self._key)
+        capturing_streams.add(self._key)
         _ops.set_capturing(True)
         self._recorder = _Recorder()
         self._recorder.__enter__()
 
     def capture_end(self):
-        from torch_musa import _MUSAC
-
         if self._recorder is None:
             raise RuntimeError("Called MUSAGraph::capture_end without a preceding capture_begin")
         # CUDAGraph::capture_end: "Capture must end on the same stream it began on."
-        dev = _MUSAC._musa_getDevice()
+        dev = _current_device()
         if (dev, int(_ops.get_stream(dev))) != self._key:
             raise RuntimeError("Capture must end on the same stream it began on.")
         self._recorder.__exit__(None, None, None)
-        _MUSAC._capturing_streams.discard(self._key)
-        _ops.set_capturing(bool(_MUSAC._capturing_streams))
+        capturing_streams.discard(self._key)
+        _ops.set_capturing(bool(capturing_streams))
         self._calls, self._recorder = self._recorder.calls, None
         # CUDAGraph::capture_end order (aten/src/ATen/cuda/CUDAGraph.cpp, which MUSAGraph ports):
         # end the capture (the template exists), then instantiate; a failed instantiate
