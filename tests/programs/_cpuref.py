@@ -98,6 +98,48 @@ def _install():
     acc.device_count = lambda: 1
     acc.memory_allocated = lambda *a: 0
     acc.device_index = lambda i: contextlib.nullcontext()
+    _install_legacy_types(cuda)
+    _install_comm()
+
+
+_LEGACY = ("Bool", "Byte", "Char", "Double", "Float", "Int", "Long", "Short", "Half", "BFloat16")
+
+
+def _install_legacy_types(cuda):
+    """torch.cuda.<T>Tensor (class or dotted name) mean the CPU types."""
+    for name in _LEGACY:
+        setattr(cuda, name + "Tensor", getattr(torch, name + "Tensor"))
+    original = torch.Tensor.type
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is None:
+            return original(self)
+        if isinstance(dtype, str) and dtype.startswith("torch.cuda."):
+            dtype = "torch." + dtype[len("torch.cuda."):]
+        return original(self, dtype, non_blocking, **kwargs)
+
+    torch.Tensor.type = type
+
+
+def _install_comm():
+    """torch.cuda.comm on one CPU "device" per index: copies, chunks, concatenation, sums."""
+    import torch.cuda.comm  # noqa: F401 (not imported by torch itself)
+
+    comm = torch.nn.parallel.comm
+    comm.broadcast = lambda t, devices=None, **k: [t.clone() for _ in devices]
+    comm.scatter = lambda t, devices=None, chunk_sizes=None, dim=0, **k: (
+        t.chunk(len(devices), dim) if chunk_sizes is None else t.split(list(chunk_sizes), dim))
+    comm.gather = lambda ts, dim=0, destination=None, **k: torch.cat(list(ts), dim)
+
+    def reduce_add(inputs, destination=None):
+        result = inputs[0].clone()
+        for other in inputs[1:]:
+            result += other
+        return result
+
+    comm.reduce_add = reduce_add
+    for name in ("broadcast", "scatter", "gather", "reduce_add"):
+        setattr(torch.cuda.comm, name, getattr(comm, name))
 
 
 _CPU_KEYS = {"CUDA": "CPU", "AutocastCUDA": "AutocastCPU", "AutogradCUDA": "AutogradCPU"}
