@@ -110,3 +110,12 @@ def test_the_porter_does_not_import_the_public_converters():
     users = sorted(n for n, targets in edges.items()
                    if n.startswith("torchada.porting") and "torchada.naming" in targets)
     assert users == []
+
+
+def test_no_area_imports_the_porter_but_cpp_extension():
+    """Native builds take their lock and toolkit paths from _core; only the cpp_extension
+    area uses the porter (BuildExtension ports a user's sources)."""
+    edges = graph()
+    users = sorted(n for n, targets in edges.items() if n.startswith("torchada.areas")
+                   and any(t.startswith("torchada.porting") for t in targets))
+    assert users == ["torchada.areas.cpp_extension"]
