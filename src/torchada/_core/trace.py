@@ -16,7 +16,6 @@ installs (``wrap``), at install time, in this one place.
 
 import atexit
 import functools
-import json
 import os
 import sys
 import threading
@@ -267,6 +266,8 @@ def report_name(pid=None):
 def write_report(directory):
     """Write this process's report into ``directory``; the path, or None after one line on
     stderr naming the folder (an exiting program is never failed over its report)."""
+    import json
+
     from torchada._core import files
 
     try:
