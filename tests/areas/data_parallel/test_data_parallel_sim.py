@@ -62,10 +62,14 @@ def _cpu_reference():
     return losses, [p.detach() for p in model.parameters()]
 
 
-@pytest.mark.parametrize("ids,input_on", [([0], "cuda"), ([0, 1], "cuda"), ([0, 1], "cpu"),
-                                          (["cuda:1", "cuda:0"], "cuda")])
-def test_data_parallel_trains_like_the_cpu(ids, input_on):
-    got = last_json(run_sim(TRAIN % (ids, input_on, SEED, BATCH, BATCH, LR, STEPS)))
+# "forced": torch.cuda.is_available() answers True (TORCHADA_FORCE_CUDA_AVAILABLE, the
+# default of `torchada run`), which sends DataParallel down its "cuda" device-type branch.
+@pytest.mark.parametrize("ids,input_on,forced", [
+    ([0], "cuda", False), ([0, 1], "cuda", False), ([0, 1], "cpu", False),
+    (["cuda:1", "cuda:0"], "cuda", False), ([0, 1], "cpu", True), ([0], "cuda", True)])
+def test_data_parallel_trains_like_the_cpu(ids, input_on, forced):
+    env = sim_env(TORCHADA_FORCE_CUDA_AVAILABLE="1" if forced else "0")
+    got = last_json(run_sim(TRAIN % (ids, input_on, SEED, BATCH, BATCH, LR, STEPS), env=env))
     losses, params = _cpu_reference()
     assert got["replicas"] == len(ids)
     first = ids[0] if isinstance(ids[0], int) else int(ids[0].split(":")[1])
