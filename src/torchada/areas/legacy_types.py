@@ -88,4 +88,5 @@ def apply(ctx):
     ctx.setattr(torch.Tensor, "type", _tensor_type(torch.Tensor.type, names))
     ctx.setattr(torch, "set_default_tensor_type",
                 _set_default_tensor_type(torch, torch.set_default_tensor_type, names))
-    ctx.note("%d legacy CUDA type names mean their MUSA twins" % len(names))
+    ctx.note("Tensor.type / set_default_tensor_type take torch.cuda.<T>Tensor as %d MUSA types"
+             % len(getattr(ctx.musa, "_tensor_classes", ())))
