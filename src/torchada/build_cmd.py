@@ -132,7 +132,8 @@ def _graph_exec(platform_musa):
     if install.active() is None:
         piece.outcome = _why_not(("graphs.exec_rotation", "exec_rotation:"), True)
         return piece
-    _timed(piece, graph_native.load_module)
+    load_module = getattr(graph_native, "load_module", None)
+    _timed(piece, load_module or graph_native.load)
     return piece
 
 

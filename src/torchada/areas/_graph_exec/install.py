@@ -5,7 +5,7 @@ capture_end, reset and reinstantiate_graph are wrapped at once (capture-time cos
 replay is wrapped at the first eviction, so replays below the cap run torch_musa's own.
 """
 from torchada.areas import _kit
-from torchada.areas._graph_exec import lru, native, probe, settings
+from torchada.areas._graph_exec import lru, native, prepare, probe, settings
 
 _ACTIVE = []  # the process's Rotation, for torchada status, tests and benchmarks
 
@@ -40,12 +40,13 @@ def install(ctx):
         ctx.setattr(cls, "replay", replay)
 
     rotation = lru.Rotation(
-        lambda: _decide_cap(ctx.torch), native.load,
+        lambda: _decide_cap(ctx.torch), prepare.load_free,
         on_first_eviction=track_replays,
         on_off=lambda reason: ctx.note("exec_rotation: off (%s)" % reason))
 
     @_kit.wraps(base_capture_end)
     def capture_end(self):
+        prepare.start()  # the extension is built off the hot path from the first capture
         return rotation.capture_end(self, base_capture_end)
 
     @_kit.wraps(base_reset)

@@ -40,6 +40,7 @@ class Rotation:
         self.evictions = 0
         self.reinstantiations = 0
         self.reinstantiate_seconds = 0.0
+        self.over_cap_while_building = 0  # most executables past the cap before it was ready
 
     @property
     def cap(self):
@@ -70,6 +71,7 @@ class Rotation:
                 del self._evicted[key]
 
     def _free_executable(self):
+        """The native free, or None while ``load_free`` says it is not ready yet."""
         if self._free is None:
             self._free = self._load_free()
         return self._free
@@ -96,6 +98,10 @@ class Rotation:
                 free = self._free_executable()
             except NativeUnavailable as exc:
                 self._turn_off(exc)
+                return
+            if free is None:  # still being built off the hot path: past the cap meanwhile
+                self.over_cap_while_building = max(self.over_cap_while_building,
+                                                   len(self._live) + 1 - self.cap)
                 return
             try:
                 freed = free(graph)
@@ -175,6 +181,10 @@ class Rotation:
         with self._lock:
             self._purge()
             cap = self._cap if not callable(self._cap) else "(decided at first capture)"
-            return ("cap %s, live %d, evicted %d, evictions %d, re-instantiations %d (%.1f ms)"
+            text = ("cap %s, live %d, evicted %d, evictions %d, re-instantiations %d (%.1f ms)"
                     % (cap, len(self._live), len(self._evicted), self.evictions,
                        self.reinstantiations, self.reinstantiate_seconds * 1e3))
+            if self.over_cap_while_building:
+                text += (", up to %d past the cap while the extension was being built"
+                         % self.over_cap_while_building)
+            return text
