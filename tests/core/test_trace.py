@@ -33,6 +33,11 @@ def _prog(tmp_path, text=PROG):
     return str(path)
 
 
+def _mine(entry):
+    """(calls the program made, its first site) of one report entry."""
+    return entry["count"], entry["first_site"]
+
+
 def _run_prog(prog, **env):
     return run_argv([prog], env=sim_env(PYTHONPATH=SRC, **env), check=True)
 
@@ -45,11 +50,12 @@ def test_report_counts_translated_calls_and_first_sites(tmp_path):
     assert len(files) == 1 and files[0].startswith("torchada-report-"), files
     data = json.loads((out / files[0]).read_text())
     calls = data["translated"]
-    assert calls["torch.zeros"] == {"count": 1, "first_site": "%s:2" % prog}
-    assert calls["torch.Tensor.cuda"] == {"count": 1, "first_site": "%s:3" % prog}
-    assert calls["torch.cuda.synchronize"]["count"] >= 3  # torch may call it too
-    assert calls["torch.cuda.synchronize"]["first_site"] == "%s:5" % prog
-    assert calls["torch.device"] == {"count": 1, "first_site": "%s:7" % prog}
+    assert _mine(calls["torch.zeros"]) == (1, "%s:2" % prog)
+    assert _mine(calls["torch.Tensor.cuda"]) == (1, "%s:3" % prog)
+    assert _mine(calls["torch.cuda.synchronize"]) == (3, "%s:5" % prog)
+    assert _mine(calls["torch.device"]) == (1, "%s:7" % prog)
+    # the program's own call only; calls torch made itself are counted apart
+    assert _mine(calls["torch.cuda.is_available"]) == (1, "%s:8" % prog)
     # torch.ones(2) and device="cpu" name no CUDA device: not translations
     assert "torch.ones" not in calls
     assert data["cuda_unavailable_answers"] == {"count": 1, "first_site": "%s:8" % prog}
@@ -69,7 +75,7 @@ def test_report_is_rank_aware(tmp_path):
     assert name.startswith("torchada-report-rank3-local1-") and name.endswith(".json")
     data = json.loads((out / name).read_text())
     assert (data["rank"], data["local_rank"], data["world_size"]) == ("3", "1", "4")
-    assert data["translated"]["torch.zeros"]["first_site"] == "%s:2" % prog
+    assert _mine(data["translated"]["torch.zeros"]) == (1, "%s:2" % prog)
 
 
 def test_unwritable_report_dir_says_so_and_keeps_the_exit_status(tmp_path):
@@ -126,6 +132,10 @@ def test_journal_installs_the_value_itself_when_off(monkeypatch):
     assert owner.f is fn
 
 
+_LINE_F = next(i for i, line in enumerate(open(__file__), 1)
+               if line.rstrip().endswith("# _LINE_F") and "next(" not in line)
+
+
 def test_journal_wraps_callables_when_on_and_keeps_method_binding(monkeypatch):
     monkeypatch.setattr(trace, "ENABLED", True)
     monkeypatch.setattr(trace, "_calls", {})
@@ -140,11 +150,14 @@ def test_journal_wraps_callables_when_on_and_keeps_method_binding(monkeypatch):
     j.setattr(Box, "builtin", len)  # a C function on a class never binds self
     j.setattr(owner, "limit", 7)  # not callable: installed as is
     box = Box()
-    assert owner.f(1) == 2 and owner.limit == 7
+    assert owner.f(1) == 2 and owner.limit == 7  # _LINE_F
     assert box.method("cuda:1") == (box, "cuda:1")
     assert box.method("cpu") == (box, "cpu")
     assert box.builtin([1, 2]) == 2
     assert trace._calls["torch.cuda.f"][0] == 1
+    # a call made from torch's (here: torchada's) own code is counted apart, with no site
+    exec(compile("owner.f(2)", trace.__file__, "exec"), {"owner": owner})
+    assert trace._calls["torch.cuda.f"] == [1, "%s:%d" % (__file__, _LINE_F), 1]
     # Box.method counted only for the call naming a CUDA device
     [(api, entry)] = [(k, v) for k, v in trace._calls.items() if k.endswith("Box.method")]
     assert entry[0] == 1
@@ -220,7 +233,6 @@ def test_torchrun_writes_one_report_per_rank(tmp_path):
         assert (data["rank"], data["local_rank"], data["world_size"]) == (str(rank), str(rank), "2")
         calls = data["translated"]
         # backend="nccl" is a translated argument; the first site is the program's line 2
-        assert calls["torch.distributed.init_process_group"] == {
-            "count": 1, "first_site": "%s:2" % prog}
-        assert calls["torch.cuda.set_device"] == {"count": 1, "first_site": "%s:4" % prog}
-        assert calls["torch.ones"] == {"count": 1, "first_site": "%s:5" % prog}
+        assert _mine(calls["torch.distributed.init_process_group"]) == (1, "%s:2" % prog)
+        assert _mine(calls["torch.cuda.set_device"]) == (1, "%s:4" % prog)
+        assert _mine(calls["torch.ones"]) == (1, "%s:5" % prog)

@@ -30,7 +30,7 @@ IS_AVAILABLE = "torch.cuda.is_available"
 SCHEMA = 1
 
 _lock = threading.Lock()
-_calls = {}        # api -> [count, first site]
+_calls = {}        # api -> [calls from the program, its first site, calls torch made itself]
 _unsupported = {}  # api -> [count, first site, message]
 _unavailable = [0, None]  # is_available() answered False to user code: [count, first site]
 _started = time.time()
@@ -108,6 +108,23 @@ def _count(table, api, extra=None):
         entry[0] += 1
 
 
+def _translated(api):
+    """One translated call of ``api``: the program's own (its direct caller is outside
+    torch, torch_musa and torchada; libraries it uses count as the program) or one torch
+    made itself (counted apart, so the program's numbers and sites stay its own)."""
+    user = _caller_is_user(3)
+    with _lock:
+        entry = _calls.get(api)
+        if entry is None:
+            entry = _calls[api] = [0, None, 0]
+        if user:
+            if entry[1] is None:
+                entry[1] = call_site(3)
+            entry[0] += 1
+        else:
+            entry[2] += 1
+
+
 def unsupported_hit(api, message):
     """An unsupported stand-in (or a CUDA argument MUSA does not take) was reached."""
     if ENABLED:
@@ -162,7 +179,7 @@ def counting(api, value, always):
     else only calls passing a CUDA-spelled device or backend."""
     if api == IS_AVAILABLE:
         def traced(*args, **kwargs):
-            _count(_calls, api)
+            _translated(api)
             result = value(*args, **kwargs)
             if result is False and _caller_is_user():
                 with _lock:
@@ -172,12 +189,12 @@ def counting(api, value, always):
             return result
     elif always:
         def traced(*args, **kwargs):
-            _count(_calls, api)
+            _translated(api)
             return value(*args, **kwargs)
     else:
         def traced(*args, **kwargs):
             if _call_names_cuda(args, kwargs):
-                _count(_calls, api)
+                _translated(api)
             return value(*args, **kwargs)
     try:
         functools.update_wrapper(traced, value)
@@ -232,7 +249,8 @@ def _rank():
 def snapshot():
     """The report as a dict (what the JSON file holds)."""
     with _lock:
-        calls = {api: {"count": e[0], "first_site": e[1]} for api, e in _calls.items()}
+        calls = {api: {"count": e[0], "first_site": e[1], "from_torch": e[2]}
+                 for api, e in _calls.items()}
         unsupported = {api: {"count": e[0], "first_site": e[1], "message": e[2]}
                        for api, e in _unsupported.items()}
         unavailable = {"count": _unavailable[0], "first_site": _unavailable[1]}
@@ -290,11 +308,13 @@ def summary_lines(platform=None, limit=5):
     """The lines ``torchada run`` prints: translated calls, unsupported paths hit, and the
     is_available() answer when it was False on MUSA."""
     data = snapshot()
-    lines = ["  translated: %d calls of %d CUDA APIs" % (data["translated_calls"],
-                                                         len(data["translated"]))]
-    for api, entry in list(data["translated"].items())[:limit]:
-        lines.append("    %-34s x%-6d first at %s" % (api, entry["count"],
-                                                      entry["first_site"] or "torch internals"))
+    mine = {api: e for api, e in data["translated"].items() if e["count"]}
+    lines = ["  translated: %d calls of %d CUDA APIs in the program" % (data["translated_calls"],
+                                                                        len(mine))]
+    for api, entry in list(mine.items())[:limit]:
+        lines.append("    %-34s x%-6d first at %s" % (api, entry["count"], entry["first_site"]))
+    if len(mine) > limit:
+        lines.append("    ... %d more (TORCHADA_REPORT=<dir> writes them all)" % (len(mine) - limit))
     if data["unsupported"]:
         lines.append("  unsupported: %d paths hit" % len(data["unsupported"]))
         for api, entry in data["unsupported"].items():
