@@ -11,7 +11,7 @@ imported, before anything is lowered.
 """
 __all__ = ["_init_inductor_backend_registration"]
 
-NO_CODEGEN = (
+_NO_CODEGEN = (
     "the simulated torch_musa has no Inductor code generator for the MUSA device (real "
     "torch_musa registers a Triton one for its GPUs), so torch.compile's default backend "
     "cannot build kernels here. On the simulator use torch.compile(..., backend=\"aot_eager\") "
@@ -26,25 +26,25 @@ class _Raises(type):
     def __getattr__(cls, name):  # a class attribute Inductor asks for (supports_caching, ...)
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotImplementedError(NO_CODEGEN)
+        raise NotImplementedError(_NO_CODEGEN)
 
 
 class _NoMusaCodegen(metaclass=_Raises):
     """Scheduling / wrapper codegen stand-in: raises at first use."""
 
     def __init__(self, *args, **kwargs):
-        raise NotImplementedError(NO_CODEGEN)
+        raise NotImplementedError(_NO_CODEGEN)
 
     @classmethod
     def create(cls, *args, **kwargs):
-        raise NotImplementedError(NO_CODEGEN)
+        raise NotImplementedError(_NO_CODEGEN)
 
 
 class _NoMusaDeviceOps:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotImplementedError(NO_CODEGEN)
+        raise NotImplementedError(_NO_CODEGEN)
 
 
 def _init_inductor_backend_registration():
