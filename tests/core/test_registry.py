@@ -253,3 +253,16 @@ print('after=%s' % (hasattr(colorsys, 'torchada_fired_here') or hasattr(sched, '
                             "both": "colorsys:applied,sched:applied",
                             "notes": "fired_by_colorsys,fired_by_sched",
                             "marked": "True,True", "after": "False"}
+
+
+def test_an_area_in_the_old_journal_form_fails_its_load_naming_the_form():
+    proc = start({"journal_style": ("torch",), "counter": ("torch",)}, """
+import torch, torchada
+r = {a.name: a for a in torchada.status().areas}
+print('old=' + r['journal_style'].state, 'counter=' + r['counter'].state)
+print('reason=' + r['journal_style'].reason.replace(' ', '_'))
+""")
+    s = states(proc)
+    assert (s["old"], s["counter"]) == ("failed", "applied")
+    assert s["reason"] == ("cannot_load_area_module:_AreaShapeError:_fake_areas.journal_style."
+                           "apply(journal):_an_area_takes_apply(ctx),_the_context_the_registry_builds")

@@ -27,9 +27,11 @@ def check_shape(module, fix_names):
     """{fix name: unit} for an area module whose units match ``fix_names`` (its manifest
     row's fixes) one to one; AreaShapeError naming both sides otherwise."""
     units = _context.units(module)
-    if _takes_journal(getattr(module, "apply", None)):
-        return units  # transition: an old-style area branches on journal.fix_enabled
-    if not callable(getattr(module, "apply", None)) and not units:
+    apply = getattr(module, "apply", None)
+    if apply is not None and _parameters(apply) != ["ctx"]:
+        raise AreaShapeError("%s.apply(%s): an area takes apply(ctx), the context the registry "
+                             "builds" % (module.__name__, ", ".join(_parameters(apply))))
+    if apply is None and not units:
         raise AreaShapeError("module %s has neither apply(ctx) nor a @_kit.fix unit"
                              % module.__name__)
     missing = [n for n in fix_names if n not in units]
@@ -49,15 +51,11 @@ def check_shape(module, fix_names):
     return units
 
 
-def _takes_journal(apply):
-    """An area still written as ``apply(journal)`` (transition: converted to ``apply(ctx)``)."""
-    if apply is None:
-        return False
+def _parameters(fn):
     try:
-        params = list(inspect.signature(apply).parameters)
+        return list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
-        return False
-    return bool(params) and params[0] == "journal"
+        return ["?"]
 
 
 def run(module, journal, fixes=(), trigger=None, area=None):
@@ -71,12 +69,7 @@ def run(module, journal, fixes=(), trigger=None, area=None):
     ctx = _context.build(journal, area, fired)
     apply = getattr(module, "apply", None)
     if apply is not None:
-        if _takes_journal(apply):
-            journal.fixes = frozenset(fixes)
-            apply(journal)
-            return {name: (APPLIED, None) for name in fixes}
-        else:
-            apply(ctx)
+        apply(ctx)
     states = {}
     for name in fixes:
         unit = units.get(name)

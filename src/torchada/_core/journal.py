@@ -10,9 +10,8 @@ _MISSING = object()
 class Journal:
     """Records (owner, name, old value) for each write; ``revert`` undoes them in reverse."""
 
-    def __init__(self, area, fixes=()):
+    def __init__(self, area):
         self.area = area
-        self.fixes = frozenset(fixes)  # the area's fix units whose gate passed
         self.notes = []  # lines ``torchada status`` shows beside the area
         self.writes = 0  # attribute and item writes (undo steps also count on_revert hooks)
         self._undo = []
@@ -37,9 +36,6 @@ class Journal:
         self.writes = writes
         del self.notes[notes:]
         return errors
-
-    def fix_enabled(self, name):
-        return name in self.fixes
 
     def __len__(self):
         return len(self._undo)

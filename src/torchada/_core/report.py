@@ -132,14 +132,6 @@ def _note(record):
     notes = [n for n in notes if n]
     if record.provided:  # modules the finder took from the area (manifest ``provides``)
         notes.append("supplied: %s" % ", ".join(record.provided))
-    dynamic = getattr(record.module, "status_note", None)
-    if dynamic is not None:
-        try:
-            text = dynamic()
-        except Exception as exc:  # a report must never raise
-            text = "status_note failed: %s" % exc
-        if text:
-            notes.append(text)
     return "; ".join(notes) or None
 
 

@@ -62,13 +62,18 @@ def _wrap_custom(original):
 
 
 def apply(ctx):
+    import torch.amp  # noqa: F401
+
+    _cuda_amp_rows(ctx)
+    _device_type_cuda(ctx)
+    _autocast_state_functions(ctx)
+
+
+def _cuda_amp_rows(ctx):
+    """torch.cuda.amp.* -> torch.musa.amp.* (the table's amp rows), and the same objects
+    where torch.cuda.amp's own submodules bind them."""
     import sys
 
-    import torch
-    import torch.amp
-
-    # torch.cuda.amp.* -> torch.musa.amp.* (the table's amp rows), and the same objects
-    # where torch.cuda.amp's own submodules bind them
     cuda_amp = sys.modules.get("torch.cuda.amp")
     before = dict(vars(cuda_amp)) if cuda_amp is not None else {}
     _kit.apply_rows(ctx)
@@ -80,25 +85,34 @@ def apply(ctx):
             if now is not original:
                 _kit.rebind_everywhere(ctx, subs, name, original, now)
 
+
+def _device_type_cuda(ctx):
+    """autocast("cuda"), GradScaler("cuda") (and its "cuda" default), custom_fwd / custom_bwd
+    (device_type="cuda")."""
+    import sys
+
+    torch = ctx.torch
     # torch.autocast("cuda") / torch.amp.autocast("cuda"): one class
     autocast_cls = torch.amp.autocast_mode.autocast
     ctx.setattr(autocast_cls, "__init__",
                 _wrap_init_first(autocast_cls.__dict__["__init__"]))
-
-    # torch.amp.GradScaler("cuda") and its "cuda" default
     scaler_cls = getattr(torch.amp, "GradScaler", None)
     if scaler_cls is not None and "__init__" in scaler_cls.__dict__:
         ctx.setattr(scaler_cls, "__init__",
                     _wrap_init_first(scaler_cls.__dict__["__init__"], default=_CUDA))
-
-    # torch.amp.custom_fwd / custom_bwd(device_type="cuda")
     amp_modules = [torch.amp, sys.modules.get("torch.amp.autocast_mode")]
     for name in ("custom_fwd", "custom_bwd"):
         original = getattr(torch.amp.autocast_mode, name, None)
         if original is not None:
             _kit.rebind_everywhere(ctx, amp_modules, name, original, _wrap_custom(original))
 
-    # autocast state functions taking a device type first
+
+def _autocast_state_functions(ctx):
+    """Autocast state functions taking a device type first, and the deprecated no-argument
+    GPU forms (they mean CUDA)."""
+    import sys
+
+    torch = ctx.torch
     for name in ("get_autocast_dtype", "set_autocast_dtype", "is_autocast_enabled",
                  "set_autocast_enabled"):
         original = getattr(torch, name, None)
@@ -106,10 +120,9 @@ def apply(ctx):
             ctx.setattr(torch, name, _wrap_device_arg(original))
     available = getattr(torch.amp.autocast_mode, "is_autocast_available", None)
     if available is not None:
+        amp_modules = [torch.amp, sys.modules.get("torch.amp.autocast_mode")]
         _kit.rebind_everywhere(ctx, amp_modules, "is_autocast_available", available,
-                        _wrap_device_arg(available))
-
-    # deprecated no-argument GPU forms mean CUDA
+                               _wrap_device_arg(available))
     get_dtype = getattr(torch, "get_autocast_dtype", None)
     set_dtype = getattr(torch, "set_autocast_dtype", None)
     if get_dtype is not None and hasattr(torch, "get_autocast_gpu_dtype"):

@@ -56,13 +56,12 @@ class MatmulFlags:
 
 
 def apply(ctx):
-    import contextlib
     import sys
 
-    import torch
-    import torch.backends.cuda
+    import torch.backends.cuda  # noqa: F401
     import torch.backends.cudnn  # noqa: F401
 
+    torch = ctx.torch
     cuda_backend = sys.modules["torch.backends.cuda"]
     mudnn = getattr(torch.backends, "mudnn", None)
 
@@ -75,12 +74,17 @@ def apply(ctx):
     ctx.setattr(cuda_backend, "is_built", is_built)
     if mudnn is None:
         return  # no muDNN module: the cudnn / tf32 switches keep torch's behaviour
-
     if hasattr(cuda_backend, "matmul"):
         ctx.setattr(cuda_backend, "matmul", MatmulFlags(cuda_backend.matmul, mudnn))
+    _cudnn_as_mudnn(ctx, sys.modules["torch.backends.cudnn"], mudnn)
 
-    cudnn = sys.modules["torch.backends.cudnn"]           # a PropModule around the module
-    inner = getattr(cudnn, "m", cudnn)                     # the module holding the functions
+
+def _cudnn_as_mudnn(ctx, cudnn, mudnn):
+    """torch.backends.cudnn answers from muDNN: is_available, version, allow_tf32, flags.
+    ``cudnn`` is the PropModule users see, around the module holding the functions."""
+    import contextlib
+
+    inner = getattr(cudnn, "m", cudnn)
     prop_class = type(cudnn)
 
     def is_available():
@@ -102,7 +106,7 @@ def apply(ctx):
     def _set(self, value):
         mudnn.allow_tf32 = value
 
-    if prop_class is not type(torch) and "allow_tf32" in prop_class.__dict__:
+    if prop_class is not type(ctx.torch) and "allow_tf32" in prop_class.__dict__:
         ctx.setattr(prop_class, "allow_tf32", property(
             _get, _set, doc="torch.backends.mudnn.allow_tf32 on MUSA (torchada)"))
 

@@ -9,12 +9,11 @@ and the journalled writes. ``wraps`` makes a replacement keeping its original's 
 """
 from torchada._core.context import AreaContext, fix, musa_label
 from torchada._core.errors import argument_error, unsupported
-from .context import context
 from .cuda_rows import apply_rows, coverage
 from . import kernels
 from .rebind import loaded_modules, rebind_everywhere
 from .wrap import map_argument, wraps
 
-__all__ = ["AreaContext", "context", "fix", "musa_label", "apply_rows", "coverage",
+__all__ = ["AreaContext", "fix", "musa_label", "apply_rows", "coverage",
            "argument_error", "unsupported", "loaded_modules", "rebind_everywhere", "map_argument", "wraps",
            "kernels"]
