@@ -1,7 +1,9 @@
 // The device work of torchada's compiled operator overrides: one body per device.
-// kernels_musa.mu runs them on a Moore Threads GPU (built by torch_musa's loader with mcc);
-// kernels_sim.cpp runs the same contract on the simulated device, whose memory is host
-// memory.  op_overrides.cpp (shared) checks arguments, shapes the outputs and registers.
+// kernels_musa.mu runs them on a Moore Threads GPU (built by torch_musa's loader with mcc;
+// the same file builds for CUDA through cuda_twin.h, docs/native_twin.md); kernels_sim.cpp
+// runs the same contract on the simulated device, whose memory is host memory.
+// op_overrides.cpp (shared) checks arguments, shapes the outputs and registers; sampling.h
+// holds multinomial's arithmetic once for every body.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -12,9 +14,13 @@ namespace torchada_ops {
 // (the same tensor) is allowed.
 void launch_log(const at::Tensor& in, at::Tensor& out);
 
+// True while the current stream of the current device is being captured into a graph:
+// nothing may wait for the device then (op_overrides.cpp skips its value checks).
+bool stream_capturing();
+
 // out (rows x samples, int64) = category indices drawn from the rows of `weights`
 // (rows x categories, contiguous, floating).  Weights that are negative, NaN or infinite
-// count as zero (the device cannot raise without a host wait).  Without replacement a
+// count as zero here (the caller rejects them outside capture).  Without replacement a
 // category is drawn at most once per row.  Randomness comes from `gen` (the device's
 // default generator when absent) and advances it, so every call and every graph replay
 // draws fresh samples.

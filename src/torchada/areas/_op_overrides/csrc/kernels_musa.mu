@@ -1,16 +1,41 @@
 // kernels.h on a Moore Threads GPU, compiled by torch_musa's extension loader with mcc.
-// Not compiled or run here (no MUSA toolkit or hardware): these bodies are hardware's to
-// check (docs/operator_fixes.md).  Names of torch_musa's C++ API follow CUDA's as torch_musa
-// mirrors them (MUSAGeneratorImpl, philox_musa_state, getCurrentMUSAStream); the header
-// paths below are unknown from the 2.7.1 manifest (which records Python only) and are the
-// likeliest spellings.
+//
+// Every torch_musa name below is checked against torch_musa's source at the v2.7.1 tag
+// (0bc05bf), which is also the newest commit's code (8b583b3 changed README.md only), and
+// at v2.7.0 (the same files).  No MUSA toolkit or hardware here: the same file is compiled
+// for CUDA through cuda_twin.h (names only) and run on an NVIDIA GPU by
+// benchmarks/musa_twin.py (docs/native_twin.md); what only MUSA can show is mcc and the
+// MUSA driver themselves.
+#ifndef TORCHADA_CUDA_TWIN
+// The toolkit's runtime header: musaError_t, musaSuccess, musaGetLastError,
+// musaGetErrorString (torch_musa's CMake finds the toolkit by this file,
+// cmake/modules/FindMUSAToolkits.cmake:24; it uses the same calls in
+// torch_musa/csrc/core/MUSAException.h:9-11 and csrc/aten/ops/Copy.cpp:283).
 #include <musa_runtime.h>
+// at::MUSAGeneratorImpl (line 126), its philox_musa_state(increment) (line 155) and
+// at::musa::detail::getDefaultMUSAGenerator (line 176); at::PhiloxMusaState comes with it
+// (line 6 includes the ported ATen/musa/PhiloxCudaState.h, which holds
+// csrc/aten/musa/PhiloxMusaStateRaw.muh:12).  Shipped by MANIFEST.in:6; "torch_musa/..."
+// resolves through the site-packages directory that utils/musa_extension.py's
+// include_paths() adds (lines 320-331).
+#include "torch_musa/csrc/aten/musa/MUSAGeneratorImpl.h"
+// at::musa::philox::unpack (torch_musa/csrc/aten/musa/UnpackRaw.muh:20, included at
+// MUSAGraphsUtils.muh:4) and at::musa::currentStreamCaptureStatus / CaptureStatus
+// (MUSAGraphsUtils.muh:11,16).  MANIFEST.in:7 ships .muh files.
+#include "torch_musa/csrc/aten/musa/MUSAGraphsUtils.muh"
+// c10::musa::getCurrentMUSAStream (torch_musa/csrc/core/MUSAStream.h:164, namespace
+// c10::musa at line 14), which converts to musaStream_t (line 37).
+#include "torch_musa/csrc/core/MUSAStream.h"
+#endif
 
+#include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 
+#include <algorithm>
+#include <mutex>
+
 #include "kernels.h"
-#include "torch_musa/csrc/aten/musa/MUSAGeneratorImpl.h"  // unknown path
-#include "torch_musa/csrc/core/MUSAStream.h"              // unknown path
+#include "sampling.h"
 
 namespace torchada_ops {
 namespace {
@@ -26,58 +51,24 @@ __global__ void log_kernel(const scalar_t* src, scalar_t* dst, int64_t n) {
   }
 }
 
-__device__ uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// The counter-based uniform of kernels_sim.cpp.
-__device__ double uniform(uint64_t seed, uint64_t offset, int64_t row, int64_t sample) {
-  uint64_t x = splitmix64(seed ^ splitmix64(offset + 0x632BE59BD9B4E019ull * uint64_t(row)) ^
-                          (0xD1B54A32D192ED03ull * uint64_t(sample)));
-  return double(x >> 11) * (1.0 / 9007199254740992.0);
-}
-
-template <typename scalar_t>
-__device__ double weight(const scalar_t* row, int64_t k) {
-  double w = static_cast<double>(row[k]);
-  return isfinite(w) && w > 0.0 ? w : 0.0;
-}
-
-// One thread per row: rows are independent; within a row the draws are sequential
+// One thread per row (grid-stride past the grid's size): rows are independent; within a row the draws are sequential
 // (without replacement each draw depends on the previous ones).  `taken` is a
 // rows x categories scratch of zeros.
 template <typename scalar_t>
 __global__ void multinomial_kernel(const scalar_t* weights, int64_t rows, int64_t categories,
                                    int64_t samples, bool replacement, at::PhiloxMusaState state,
                                    char* taken, int64_t* out) {
-  int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (r >= rows) return;
-  auto [seed, offset] = at::musa::philox::unpack(state);  // graph-safe: read at run time
-  const scalar_t* row = weights + r * categories;
-  char* used = taken + r * categories;
-  double total = 0.0;
-  for (int64_t k = 0; k < categories; ++k) total += weight(row, k);
-  for (int64_t s = 0; s < samples; ++s) {
-    double target = uniform(seed, offset, r, s) * total;
-    int64_t pick = -1;
-    double acc = 0.0;
-    for (int64_t k = 0; k < categories; ++k) {
-      if (used[k]) continue;
-      double w = weight(row, k);
-      if (w <= 0.0) continue;
-      acc += w;
-      pick = k;
-      if (target < acc) break;
-    }
-    if (pick < 0) pick = 0;
-    out[r * samples + s] = pick;
-    if (!replacement) {
-      used[pick] = 1;
-      total -= weight(row, pick);
-    }
+  // Read on the device at run time: under graph capture the offset lives in device memory
+  // and each replay advances it (MUSAGeneratorImpl.h:18-56, the graph-safe RNG note).
+  // std::get in device code: mcc (clang) takes constexpr host functions there, as
+  // torch_musa's ported ATen kernels need without any flag (CMakeLists.txt:253 passes
+  // only --offload-arch); nvcc needs --expt-relaxed-constexpr, which torch's loader passes.
+  auto seeds = at::musa::philox::unpack(state);
+  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
+       r += int64_t(blockDim.x) * gridDim.x) {
+    sampling::sample_row(weights + r * categories, categories, samples, replacement,
+                         std::get<0>(seeds), std::get<1>(seeds), r, taken + r * categories,
+                         out + r * samples);
   }
 }
 
@@ -92,6 +83,10 @@ void check_launch(const char* what) {
 }
 
 }  // namespace
+
+bool stream_capturing() {
+  return at::musa::currentStreamCaptureStatus() != at::musa::CaptureStatus::None;
+}
 
 void launch_log(const at::Tensor& in, at::Tensor& out) {
   auto stream = c10::musa::getCurrentMUSAStream();
@@ -109,6 +104,7 @@ void launch_multinomial(const at::Tensor& weights, int64_t samples, bool replace
       gen, at::musa::detail::getDefaultMUSAGenerator(weights.device().index()));
   at::PhiloxMusaState state;
   {
+    // The lock the note at MUSAGeneratorImpl.h:84-91 asks for (GeneratorImpl::mutex_).
     std::lock_guard<std::mutex> lock(generator->mutex_);
     state = generator->philox_musa_state(uint64_t(rows * samples));
   }

@@ -1,49 +1,56 @@
 // kernels.h on the simulated device: host loops over the tensors' bytes (the simulator's
 // musa memory is host memory, musa_sim.cpp).  The same contract as kernels_musa.mu, so the
-// shared registration code (op_overrides.cpp) is tested for real; the device bodies are
-// hardware's to check (docs/operator_fixes.md).
+// shared registration code (op_overrides.cpp) is tested for real; multinomial draws through
+// the device kernel's own arithmetic (sampling.h), which the CUDA twin runs on a GPU
+// (docs/native_twin.md).
+#include <Python.h>
+
 #include <cmath>
 #include <mutex>
 
 #include <ATen/OpMathType.h>
 
 #include "kernels.h"
+#include "sampling.h"
 
 namespace torchada_ops {
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Uniform in [0, 1) from (seed, offset, row, sample): counter-based, like Philox.
-double uniform(uint64_t seed, uint64_t offset, int64_t row, int64_t sample) {
-  uint64_t x = splitmix64(seed ^ splitmix64(offset + 0x632BE59BD9B4E019ull * uint64_t(row)) ^
-                          (0xD1B54A32D192ED03ull * uint64_t(sample)));
-  return double(x >> 11) * (1.0 / 9007199254740992.0);
-}
-
-template <typename T>
-double weight(const T* row, int64_t k) {
-  double w = static_cast<double>(row[k]);
-  return std::isfinite(w) && w > 0.0 ? w : 0.0;
-}
-
-// (seed, offset) for `increment` draws, advancing the generator.
+// (seed, offset) for `increment` draws, advancing the generator as philox_musa_state does:
+// the increment rounded up to a multiple of 4 (torch_musa v2.7.1
+// csrc/aten/musa/MUSAGeneratorImpl.cpp:104, MUSAGeneratorState::increase).
 std::pair<uint64_t, uint64_t> reserve(std::optional<at::Generator> gen, c10::Device device,
                                       uint64_t increment) {
   at::Generator g = gen.has_value() && gen->defined()
                         ? *gen : at::globalContext().defaultGenerator(device);
   std::lock_guard<std::mutex> lock(g.mutex());
   uint64_t offset = g.get_offset();
-  g.set_offset(offset + increment);
+  g.set_offset(offset + (increment + 3) / 4 * 4);
   return {g.current_seed(), offset};
 }
 
 }  // namespace
+
+// The simulator's capture state lives in its torch_musa (_MUSAC._capturing_streams, set by
+// the simulated MUSAGraph), where torch_musa's C++ asks the driver
+// (MUSAGraphsUtils.muh:16).  A failed query counts as capturing: the checks are skipped,
+// never run where the device may refuse them.
+bool stream_capturing() {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  bool capturing = true;
+  PyObject* musac = PyImport_ImportModule("torch_musa._MUSAC");
+  PyObject* answer = musac ? PyObject_CallMethod(musac, "_musa_isCurrentStreamCapturing", nullptr)
+                           : nullptr;
+  if (answer != nullptr) {
+    capturing = PyObject_IsTrue(answer) != 0;
+  } else {
+    PyErr_Clear();
+  }
+  Py_XDECREF(answer);
+  Py_XDECREF(musac);
+  PyGILState_Release(gil);
+  return capturing;
+}
 
 void launch_log(const at::Tensor& in, at::Tensor& out) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, in.scalar_type(), "torchada_log", [&] {
@@ -65,29 +72,9 @@ void launch_multinomial(const at::Tensor& weights, int64_t samples, bool replace
     const scalar_t* base = weights.const_data_ptr<scalar_t>();
     std::vector<char> taken(categories);
     for (int64_t r = 0; r < rows; ++r) {
-      const scalar_t* row = base + r * categories;
       std::fill(taken.begin(), taken.end(), 0);
-      double total = 0.0;
-      for (int64_t k = 0; k < categories; ++k) total += weight(row, k);
-      for (int64_t s = 0; s < samples; ++s) {
-        double target = uniform(seed, offset, r, s) * total;
-        int64_t pick = -1;
-        double acc = 0.0;
-        for (int64_t k = 0; k < categories; ++k) {
-          if (taken[k]) continue;
-          double w = weight(row, k);
-          if (w <= 0.0) continue;
-          acc += w;
-          pick = k;            // the last positive category absorbs rounding at the end
-          if (target < acc) break;
-        }
-        if (pick < 0) pick = 0;  // no positive weight left (documented)
-        dst[r * samples + s] = pick;
-        if (!replacement) {
-          taken[pick] = 1;
-          total -= weight(row, pick);
-        }
-      }
+      sampling::sample_row(base + r * categories, categories, samples, replacement, seed,
+                           offset, r, taken.data(), dst + r * samples);
     }
   });
 }

@@ -4,8 +4,8 @@
 // This file is device-independent: argument checks, output shapes, the call log, and the
 // registration, which Python asks for per op (TORCHADA_DISABLE_OP_OVERRIDE_<op> leaves an
 // op to torch_musa) and can undo (the area's revert).  No kernel reads device memory on the
-// host, so each is safe inside graph capture; multinomial's randomness advances with every
-// call (kernels.h), so replays draw fresh samples.
+// host during graph capture, so each is safe inside it; multinomial's randomness advances
+// with every call (kernels.h), so replays draw fresh samples.
 #include <torch/extension.h>
 #include <ATen/ops/isfinite_native.h>
 
@@ -79,6 +79,18 @@ at::Tensor multinomial_kernel(const at::Tensor& self, int64_t samples, bool repl
               "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   TORCH_CHECK(categories <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
   at::Tensor weights = (self.dim() == 1 ? self.unsqueeze(0) : self).contiguous();
+  if (weights.numel() > 0 && !torchada_ops::stream_capturing()) {
+    // torch's value checks and messages (Distributions.cpp, multinomial's fast path): one
+    // wait for the device, as torch's own call makes.  torch makes them for one sample or
+    // without replacement and leaves the other case to a device assert, which ends the
+    // process's device context; here every eager call gets the clear error.  Under capture
+    // nothing may wait: bad weights then count as zero (kernels.h).
+    bool valid = ((weights.max() < std::numeric_limits<double>::infinity()) &
+                  (weights.min() >= 0)).item<bool>();
+    TORCH_CHECK(valid, "probability tensor contains either `inf`, `nan` or element < 0");
+    bool zero_row = (weights.sum(1) == 0).any().item<bool>();
+    TORCH_CHECK(!zero_row, "invalid multinomial distribution (sum of probabilities <= 0)");
+  }
   at::Tensor out = at::empty({weights.size(0), samples}, self.options().dtype(at::kLong));
   if (weights.size(0) > 0) {
     torchada_ops::launch_multinomial(weights, samples, replacement, gen, out);
@@ -101,6 +113,13 @@ at::Tensor isfinite_kernel(const at::Tensor& self) {
   }
 }
 
+// The dispatch keys the kernels sit at: the PrivateUse1 pair on MUSA and the simulator;
+// cuda_twin.h names CUDA's pair (docs/native_twin.md).
+#ifndef TORCHADA_OPS_DEVICE_KEY
+#define TORCHADA_OPS_DEVICE_KEY PrivateUse1
+#define TORCHADA_OPS_AUTOGRAD_KEY AutogradPrivateUse1
+#endif
+
 std::unique_ptr<torch::Library> library_for(c10::DispatchKey key) {
   return std::make_unique<torch::Library>(torch::Library::IMPL, "aten",
                                           std::optional<c10::DispatchKey>(key), __FILE__, __LINE__);
@@ -122,7 +141,7 @@ std::vector<std::string> install(const std::vector<std::string>& ops, bool debug
   std::vector<std::string> done;
   for (const auto& op : ops) {
     std::vector<std::unique_ptr<torch::Library>> libs;
-    libs.push_back(library_for(c10::DispatchKey::PrivateUse1));
+    libs.push_back(library_for(c10::DispatchKey::TORCHADA_OPS_DEVICE_KEY));
     if (op == "log") {
       libs.back()->impl("log", TORCH_FN(log_kernel));
     } else if (op == "log_") {
@@ -131,7 +150,7 @@ std::vector<std::string> install(const std::vector<std::string>& ops, bool debug
       libs.back()->impl("multinomial", TORCH_FN(multinomial_kernel));
     } else if (op == "isfinite") {
       libs.back()->impl("isfinite", TORCH_FN(isfinite_kernel));
-      libs.push_back(library_for(c10::DispatchKey::AutogradPrivateUse1));
+      libs.push_back(library_for(c10::DispatchKey::TORCHADA_OPS_AUTOGRAD_KEY));
       libs.back()->impl("isfinite", TORCH_FN(isfinite_kernel));
     } else {
       continue;
