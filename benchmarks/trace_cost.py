@@ -8,7 +8,9 @@ Each child also says whether any installed object is a counting wrapper: with tr
 none may be (the per-call path is the very object the area built, so "off" costs what
 torchada cost before the report existed). Medians of the per-call times, in ns.
 
-    python benchmarks/trace_cost.py [--number N] [--repeat R] [--rounds K]
+    python benchmarks/trace_cost.py [--number N] [--repeat R] [--rounds K] [--no-history]
+
+Results are appended to benchmarks/history.jsonl (then: benchmarks/readme.py > README.md).
 """
 import argparse
 import json
@@ -68,7 +70,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--no-history", action="store_true", help="print only")
     args = parser.parse_args()
     modes = ("native", "off", "on")
     times = {m: {label: [] for label, _, _ in CASES} for m in modes}
@@ -82,10 +85,25 @@ def main():
     print("counting wrappers installed: off %s, on %s" % (sorted(traced["off"]),
                                                           sorted(traced["on"])))
     print("%-32s %9s %9s %9s %9s" % ("call (median ns)", "native", "off", "on", "on-off"))
+    results = {"counting_wrappers": {m: sorted(traced[m]) for m in ("off", "on")}, "ns": {}}
     for label, _, _ in CASES:
         med = {m: statistics.median(times[m][label]) for m in modes}
+        med["on_minus_off"] = med["on"] - med["off"]
+        results["ns"][label] = med
         print("%-32s %9.0f %9.0f %9.0f %+9.0f" % (label, med["native"], med["off"], med["on"],
-                                                 med["on"] - med["off"]))
+                                                 med["on_minus_off"]))
+    if not args.no_history:
+        sys.path.insert(0, str(Path(__file__).parent))
+        import history
+
+        history.append("trace_cost", results, rounds=args.rounds, number=args.number,
+                       repeat=args.repeat, torch=_torch_version())
+
+
+def _torch_version():
+    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or None
 
 
 if __name__ == "__main__":
