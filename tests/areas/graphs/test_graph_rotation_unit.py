@@ -187,3 +187,34 @@ def test_probe_that_cannot_start_or_cache_falls_back_with_one_warning(monkeypatc
     assert probe.measured_limit(None) is None
     warned = [r.getMessage() for r in caplog.records if "probe could not start" in r.getMessage()]
     assert len(warned) == 1 and "no such interpreter" in warned[0]
+
+
+class MusaLikeGraph(Graph):
+    """reinstantiate_graph as torch_musa v2.7.1 has it (csrc/aten/musa/MUSAGraph.cpp:217-226):
+    it refuses a graph without an executable, then destroys and instantiates."""
+
+    def reinstantiate(self):
+        if not self.has_exec:
+            raise RuntimeError("The graph_ and graph_exec_ musa have been created in the graph "
+                               "capture stage")
+        super().reinstantiate()
+
+
+def test_evicted_graphs_come_back_through_restore_not_torch_musas_reinstantiate():
+    driver, rotation, _ = make(cap=2)
+    a, b, c = (MusaLikeGraph(driver, v) for v in "abc")
+    for g in (a, b, c):
+        rotation.capture_end(g, MusaLikeGraph.capture_end)
+    assert not a.has_exec                                    # evicted at c's capture
+    with pytest.raises(RuntimeError, match="graph capture stage"):
+        a.reinstantiate()                                    # torch_musa's own refuses it
+    restore = driver.instantiate
+    # a replay of the evicted graph restores it (evicting b, the least recent)
+    assert rotation.replay(a, MusaLikeGraph.replay, restore) == "a"
+    assert a.has_exec and not b.has_exec and len(driver.live) == 2
+    # the program's own reinstantiate_graph on an evicted graph: restored, not refused
+    assert rotation.reinstantiate(b, MusaLikeGraph.reinstantiate, restore) is None
+    assert b.has_exec and len(driver.live) == 2 and rotation.reinstantiations == 2
+    # on a live graph it is torch_musa's own call (destroy, then instantiate)
+    rotation.reinstantiate(b, MusaLikeGraph.reinstantiate, restore)
+    assert b.has_exec and len(driver.live) == 2

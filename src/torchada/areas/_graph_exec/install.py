@@ -1,8 +1,9 @@
 """Puts the rotation on torch.musa.MUSAGraph (so torch.cuda.CUDAGraph, torch.musa.graph,
 make_graphed_callables and Inductor's graphs all go through it), through the area's journal.
 
-capture_end, reset and reinstantiate_graph are wrapped at once (capture-time cost only);
-replay is wrapped at the first eviction, so replays below the cap run torch_musa's own.
+capture_end, reset and (where torch_musa binds it) reinstantiate_graph are wrapped at once
+(capture-time cost only); replay is wrapped at the first eviction, so replays below the cap
+run torch_musa's own. Evicted executables come back through the extension's restore.
 """
 from torchada.areas import _kit
 from torchada.areas._graph_exec import lru, native, prepare, probe, settings
@@ -29,14 +30,14 @@ def install(ctx):
         ctx.note("exec_rotation: off (%s=0)" % settings.ROTATION_VAR)
         return None
     cls = ctx.musa.MUSAGraph
-    if not hasattr(cls, "reinstantiate_graph"):
-        ctx.note("exec_rotation: off (this torch_musa's MUSAGraph has no reinstantiate_graph)")
-        return None
-    base_capture_end, base_replay = cls.capture_end, cls.replay
-    base_reset, base_reinstantiate = cls.reset, cls.reinstantiate_graph
+    base_capture_end, base_replay, base_reset = cls.capture_end, cls.replay, cls.reset
+    # torch_musa v2.7.1 binds reinstantiate_graph (csrc/core/Graph.cpp); v2.7.0 does not.
+    # Evicted graphs come back through the extension's restore either way: torch_musa's
+    # refuses a graph without an executable (MUSAGraph.cpp:219).
+    base_reinstantiate = getattr(cls, "reinstantiate_graph", None)
 
     def track_replays():
-        replay = _kit.wraps(base_replay)(rotation.replay_method(base_replay, base_reinstantiate))
+        replay = _kit.wraps(base_replay)(rotation.replay_method(base_replay, native.restore))
         ctx.setattr(cls, "replay", replay)
 
     rotation = lru.Rotation(
@@ -53,13 +54,14 @@ def install(ctx):
     def reset(self):
         return rotation.reset(self, base_reset)
 
-    @_kit.wraps(base_reinstantiate)
-    def reinstantiate_graph(self):
-        return rotation.reinstantiate(self, base_reinstantiate)
-
     ctx.setattr(cls, "capture_end", capture_end)
     ctx.setattr(cls, "reset", reset)
-    ctx.setattr(cls, "reinstantiate_graph", reinstantiate_graph)
+    if base_reinstantiate is not None:
+        @_kit.wraps(base_reinstantiate)
+        def reinstantiate_graph(self):
+            return rotation.reinstantiate(self, base_reinstantiate, native.restore)
+
+        ctx.setattr(cls, "reinstantiate_graph", reinstantiate_graph)
     _ACTIVE.append(rotation)
     ctx.journal.on_revert(lambda: _ACTIVE.remove(rotation))
     return rotation

@@ -162,9 +162,14 @@ class Rotation:
     def replay(self, graph, base, reinstantiate):
         return self.replay_method(base, reinstantiate)(graph)
 
-    def reinstantiate(self, graph, base):
-        """A program's own reinstantiate_graph call: one more executable if it had none."""
+    def reinstantiate(self, graph, base, restore=None):
+        """A program's own reinstantiate_graph call: one more executable if it had none.
+        An evicted graph gets its executable back through ``restore`` (torch_musa's own
+        refuses a graph without one: MUSAGraph.cpp:219 at v2.7.1)."""
         with self._lock:
+            if restore is not None and id(graph) in self._evicted:
+                self._rebuild(graph, restore)
+                return None
             if id(graph) not in self._live:
                 self._make_room()
             result = base(graph)

@@ -1,23 +1,39 @@
-"""The free-executable primitive (built by the kit's native builder).
+"""The graph-executable primitives (built by the kit's native builder).
 
-torch_musa binds ``reinstantiate_graph`` (an executable from the kept template) but nothing
-that drops an executable and keeps the template (Graph.cpp per the 2.7.1 manifest), so a
-small extension does it. On MUSA it is compiled against torch_musa's headers
-(``csrc/graph_exec_musa.cpp``); on the simulator against the simulated driver
-(``csrc/graph_exec_sim.cpp``, which calls the simulator backend's musaGraphExecDestroy).
+torch_musa binds ``reinstantiate_graph`` but nothing that drops an executable and keeps the
+template, and its ``reinstantiate_graph`` refuses a graph without an executable (v2.7.1
+csrc/aten/musa/MUSAGraph.cpp:219; v2.7.0 has none), so a small extension does both:
+``free_executable(graph)`` and ``restore_executable(graph)`` (plus ``has_executable``).
+On MUSA it is compiled against torch_musa's headers (``csrc/graph_exec_musa.cpp``; its CUDA
+twin runs it on an NVIDIA GPU, docs/native_twin.md); on the simulator against the
+simulated driver (``csrc/graph_exec_sim.cpp``).
 """
 import os
+import threading
 
 from torchada.areas._kit import native
 
 CSRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csrc")
 
+_module = []
+_lock = threading.Lock()
+
+
+def load_module():
+    """The built extension (once per process). Raises NativeUnavailable with the reason."""
+    with _lock:
+        if not _module:
+            source = "graph_exec_sim.cpp" if native.simulated() else "graph_exec_musa.cpp"
+            _module.append(native.build("torchada_graph_exec", [os.path.join(CSRC, source)],
+                                        "the graph executable extension"))
+        return _module[0]
+
 
 def load():
-    """``free_executable(graph) -> bool`` (False: the graph had no executable).
+    """``free_executable(graph) -> bool`` (False: the graph had no executable)."""
+    return load_module().free_executable
 
-    Raises NativeUnavailable with the reason when it cannot be built or loaded."""
-    source = "graph_exec_sim.cpp" if native.simulated() else "graph_exec_musa.cpp"
-    module = native.build("torchada_graph_exec", [os.path.join(CSRC, source)],
-                          "the graph executable extension")
-    return module.free_executable
+
+def restore(graph):
+    """A new executable from ``graph``'s template (False: it had one already)."""
+    return load_module().restore_executable(graph)

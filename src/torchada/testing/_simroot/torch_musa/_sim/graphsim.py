@@ -6,9 +6,9 @@ results into the tensors produced during capture, so a replay recomputes from wh
 the static inputs hold now.  This is a host-side re-execution, not a device graph.
 
 Executables are modelled apart from templates, as the driver has them: the recorded call
-list is the template (kept from capture_end until reset, so ``reinstantiate_graph`` works,
-as torch_musa's binding of it implies: torch_musa/csrc/core/Graph.cpp per the 2.7.1
-manifest); the executable is a handle in the backend's table (musa_sim.cpp
+list is the template (kept from capture_end until reset, as MUSAGraph keeps graph_:
+torch_musa v2.7.1 csrc/aten/musa/MUSAGraph.cpp:203-214, 291-295); the executable is a
+handle in the backend's table (musa_sim.cpp
 graph_exec_*), capped and costed like the driver's.  ``self._exec`` holds the handle
 (0: none), as ``graph_exec_`` / ``has_graph_exec_`` do in the C++ MUSAGraph.
 """
@@ -123,19 +123,20 @@ class _MUSAGraph:
         capturing_streams.discard(self._key)
         _ops.set_capturing(bool(capturing_streams))
         self._calls, self._recorder = self._recorder.calls, None
-        # CUDAGraph::capture_end order (aten/src/ATen/cuda/CUDAGraph.cpp, which MUSAGraph ports):
-        # end the capture (the template exists), then instantiate; a failed instantiate
-        # leaves the template.  Whether torch_musa keeps it then: unknown.
+        # torch_musa v2.7.1 csrc/aten/musa/MUSAGraph.cpp:180-188: end the capture (the
+        # template exists, has_graph_ = true), then instantiate; the template is never
+        # destroyed here (lines 203-214), so it stays until reset(), also when the
+        # instantiate raises.
         self._exec = _instantiate()
 
     def reinstantiate_graph(self):
-        # Destroy-then-instantiate, as update_musa_graph_with_profile's purpose implies
-        # (graphs.py:21 per the manifest); the C++ order is unknown.
-        if self._calls is None:
-            raise RuntimeError("Called MUSAGraph::reinstantiate_graph without a captured graph")
-        if self._exec:
-            _ops.graph_exec_destroy(self._exec)
-            self._exec = 0
+        # MUSAGraph.cpp:217-226 (v2.7.1; v2.7.0 has no such method): it requires the
+        # template AND an executable (line 219), destroys the executable, instantiates anew.
+        if self._calls is None or not self._exec:
+            raise RuntimeError("The graph_ and graph_exec_ musa have been created in the graph "
+                               "capture stage")
+        _ops.graph_exec_destroy(self._exec)
+        self._exec = 0
         self._exec = _instantiate()
 
     def replay(self):
