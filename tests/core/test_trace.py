@@ -236,3 +236,16 @@ def test_torchrun_writes_one_report_per_rank(tmp_path):
         assert _mine(calls["torch.distributed.init_process_group"]) == (1, "%s:2" % prog)
         assert _mine(calls["torch.cuda.set_device"]) == (1, "%s:4" % prog)
         assert _mine(calls["torch.ones"]) == (1, "%s:5" % prog)
+
+
+def test_bundled_example_counts_as_the_program():
+    """`torchada run --example` runs a file shipped inside torchada: still the program."""
+    example = SRC / "torchada" / "examples" / "train_cuda.py"
+    # the first Tensor.cuda() the example calls itself (Net().cuda() before it is
+    # Module.cuda, whose Tensor.cuda calls torch makes)
+    first_cuda = next(i for i, line in enumerate(example.read_text().splitlines(), 1)
+                      if "labels[idx].cuda()" in line)
+    proc = run_argv(["-m", "torchada", "run", "--simulate", "--example", "train_cuda",
+                     "--steps", "2"], env=clean_env(PYTHONPATH=SRC))
+    [line] = [l for l in proc.stderr.splitlines() if l.strip().startswith("torch.Tensor.cuda")]
+    assert line.endswith("first at %s:%d" % (example, first_cuda)), line

@@ -65,6 +65,11 @@ def _internal_dirs():
     return tuple(dirs)
 
 
+# The bundled examples (`torchada run --example`) are programs, though they ship inside.
+_EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "examples") + os.sep
+
+
 def _is_user_file(filename):
     known = _user_files.get(filename)
     if known is None:
@@ -72,7 +77,7 @@ def _is_user_file(filename):
             known = False
         else:
             path = os.path.abspath(filename) if filename[:1] != "<" else filename
-            known = not path.startswith(_internal_dirs())
+            known = not path.startswith(_internal_dirs()) or path.startswith(_EXAMPLES)
         if _internal:
             _user_files[filename] = known
     return known
