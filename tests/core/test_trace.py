@@ -157,7 +157,7 @@ def test_journal_wraps_callables_when_on_and_keeps_method_binding(monkeypatch):
     assert trace._calls["torch.cuda.f"][0] == 1
     # a call made from torch's (here: torchada's) own code is counted apart, with no site
     exec(compile("owner.f(2)", trace.__file__, "exec"), {"owner": owner})
-    assert trace._calls["torch.cuda.f"] == [1, "%s:%d" % (__file__, _LINE_F), 1]
+    assert trace._calls["torch.cuda.f"][:3] == [1, "%s:%d" % (__file__, _LINE_F), 1]
     # Box.method counted only for the call naming a CUDA device
     [(api, entry)] = [(k, v) for k, v in trace._calls.items() if k.endswith("Box.method")]
     assert entry[0] == 1
@@ -249,3 +249,14 @@ def test_bundled_example_counts_as_the_program():
                      "--steps", "2"], env=clean_env(PYTHONPATH=SRC))
     [line] = [l for l in proc.stderr.splitlines() if l.strip().startswith("torch.Tensor.cuda")]
     assert line.endswith("first at %s:%d" % (example, first_cuda)), line
+
+
+def test_calls_torch_makes_name_the_program_line_behind_them(tmp_path):
+    prog = _prog(tmp_path, "import torch\nm = torch.nn.Linear(2, 2)\nm.cuda()\n")
+    out = tmp_path / "reports"
+    _run_prog(prog, TORCHADA_REPORT=out)
+    [name] = os.listdir(out)
+    entry = json.loads((out / name).read_text())["translated"]["torch.Tensor.cuda"]
+    # Module.cuda is torch's: it calls Tensor.cuda once per parameter (weight, bias)
+    assert (entry["count"], entry["first_site"]) == (0, None)
+    assert entry["from_torch"] == 2 and entry["from_torch_first_site"] == "%s:3" % prog

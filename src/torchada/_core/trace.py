@@ -30,7 +30,8 @@ IS_AVAILABLE = "torch.cuda.is_available"
 SCHEMA = 1
 
 _lock = threading.Lock()
-_calls = {}        # api -> [calls from the program, its first site, calls torch made itself]
+_calls = {}  # api -> [program's calls, first site, calls torch made, the program line behind
+             #         the first of those]
 _unsupported = {}  # api -> [count, first site, message]
 _unavailable = [0, None]  # is_available() answered False to user code: [count, first site]
 _started = time.time()
@@ -121,12 +122,14 @@ def _translated(api):
     with _lock:
         entry = _calls.get(api)
         if entry is None:
-            entry = _calls[api] = [0, None, 0]
+            entry = _calls[api] = [0, None, 0, None]
         if user:
             if entry[1] is None:
                 entry[1] = call_site(3)
             entry[0] += 1
         else:
+            if entry[3] is None:
+                entry[3] = call_site(3)  # the program's line torch was serving
             entry[2] += 1
 
 
@@ -254,8 +257,8 @@ def _rank():
 def snapshot():
     """The report as a dict (what the JSON file holds)."""
     with _lock:
-        calls = {api: {"count": e[0], "first_site": e[1], "from_torch": e[2]}
-                 for api, e in _calls.items()}
+        calls = {api: {"count": e[0], "first_site": e[1], "from_torch": e[2],
+                       "from_torch_first_site": e[3]} for api, e in _calls.items()}
         unsupported = {api: {"count": e[0], "first_site": e[1], "message": e[2]}
                        for api, e in _unsupported.items()}
         unavailable = {"count": _unavailable[0], "first_site": _unavailable[1]}
@@ -320,6 +323,9 @@ def summary_lines(platform=None, limit=5):
         lines.append("    %-34s x%-6d first at %s" % (api, entry["count"], entry["first_site"]))
     if len(mine) > limit:
         lines.append("    ... %d more (TORCHADA_REPORT=<dir> writes them all)" % (len(mine) - limit))
+    via = sum(e["from_torch"] for e in data["translated"].values())
+    if via:
+        lines.append("    and %d calls torch made itself while serving the program" % via)
     if data["unsupported"]:
         lines.append("  unsupported: %d paths hit" % len(data["unsupported"]))
         for api, entry in data["unsupported"].items():
