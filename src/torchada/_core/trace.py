@@ -2,8 +2,9 @@
 
 ``TORCHADA_TRACE=1`` counts every call of a CUDA API that torchada translated (a torch.cuda
 name, ``Tensor.cuda``, or a device / backend argument spelled the CUDA way) and keeps the
-first call site in the user's code (the first frame outside torch, torch_musa and torchada).
-It also counts the unsupported stand-ins that were hit and the times
+first call site in the program (its direct caller is outside torch, torch_musa and
+torchada; calls torch makes itself while serving the program are counted apart). It also
+counts the unsupported stand-ins that were hit and the times
 ``torch.cuda.is_available()`` answered False to the program. ``TORCHADA_REPORT=<dir>``
 (which implies the trace) writes one JSON file per process at exit, named after its rank
 under torchrun.
@@ -29,7 +30,9 @@ REPORT_VAR = "TORCHADA_REPORT"
 IS_AVAILABLE = "torch.cuda.is_available"
 SCHEMA = 1
 
-_lock = threading.Lock()
+# Reentrant: a finalizer or signal handler that calls a traced function while this thread
+# counts (the garbage collector may run inside the locked region) must not deadlock.
+_lock = threading.RLock()
 _calls = {}  # api -> [program's calls, first site, calls torch made, the program line behind
              #         the first of those]
 _unsupported = {}  # api -> [count, first site, message]
@@ -46,7 +49,7 @@ ENABLED, REPORT_DIR = _configure()
 
 
 # -- call sites -------------------------------------------------------------------------------
-_internal = []     # [prefixes] once torch is imported (computed once)
+_internal = []     # [prefixes], kept once torch_musa is imported (then they are final)
 _user_files = {}   # filename -> True when it is the user's (memoised: asked on every call)
 
 
