@@ -33,6 +33,15 @@ SCHEMA = 1
 # Reentrant: a finalizer or signal handler that calls a traced function while this thread
 # counts (the garbage collector may run inside the locked region) must not deadlock.
 _lock = threading.RLock()
+
+
+def _new_lock_in_child():
+    global _lock
+    _lock = threading.RLock()  # a fork taken while another thread counted left it held
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
 _calls = {}  # api -> [program's calls, first site, calls torch made, the program line behind
              #         the first of those]
 _unsupported = {}  # api -> [count, first site, message]
