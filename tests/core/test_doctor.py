@@ -128,3 +128,17 @@ def test_a_foreign_import_finder_is_named(tmp_path):
 def test_help_lists_doctor():
     proc = run_argv(["-m", "torchada", "--help"], env=clean_env(PYTHONPATH=SRC))
     assert "doctor [--json]" in proc.stdout
+
+
+def test_a_hook_file_that_does_not_fire_exits_1(tmp_path):
+    """A damaged torchada_autoload.pth (here: one whose line fails) is in site-packages but
+    never loads the boot module."""
+    python = _half_installed_venv(tmp_path)
+    site = next((tmp_path / "venv").rglob("deps.pth")).parent
+    (site / "torchada_autoload.pth").write_text("import torchada_boot_was_renamed\n")
+    proc = _doctor(python=python, PYTHONPATH=None)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [fail] = _lines(proc, "FAIL")
+    assert "%s is installed but did not load torchada's boot module" % (
+        site / "torchada_autoload.pth") in fail
+    assert "fix: check that torchada is importable" in proc.stdout
