@@ -138,13 +138,15 @@ BAD_ROWS = {"zeros": [0.0, 0.0, 0.0, 0.0], "inf": [1.0, float("inf"), 1.0, 1.0],
             "nan": [1.0, float("nan"), 1.0, 1.0], "negative": [1.0, -0.5, 1.0, 1.0]}
 
 
-def rejection_messages(torch):
-    """torch's own CUDA messages where torch checks on the host (one sample, or without
-    replacement); with replacement and several samples torch asserts on the device, which
-    ends the CUDA context, so that case is not asked of torch."""
+def rejection_messages(torch, device):
+    """multinomial's messages for bad rows where torch checks before drawing (one sample, or
+    without replacement). The reference is torch's CPU kernel: from torch 2.10 on, torch's
+    CUDA kernel checks these rows with a device assert (_assert_async), which ends the
+    process's CUDA context, so it cannot be asked in-process; torch 2.7 (torch_musa 2.7.1's
+    torch) raised the same messages from the host on every device."""
     out = {}
     for name, row in BAD_ROWS.items():
-        w = torch.tensor([[1.0, 2.0, 3.0, 4.0], row], device="cuda")
+        w = torch.tensor([[1.0, 2.0, 3.0, 4.0], row], device=device)
         for replacement, n in ((False, 1), (False, 2), (True, 1)):
             out[(name, replacement, n)] = run_or_error(
                 lambda: torch.multinomial(w, n, replacement=replacement))
@@ -205,12 +207,12 @@ def multinomial_checks(torch, torch_messages):
     full = torch.multinomial(w6[:1000], 6, replacement=False).sort(dim=1).values.cpu()
     out["full_draw_is_permutation"] = bool((full == torch.arange(6)).all())
 
-    # rejections: the twin's messages against torch's own
-    twin = rejection_messages(torch)
+    # rejections: the twin's messages against torch's own (CPU: see rejection_messages)
+    twin = rejection_messages(torch, "cuda")
     agree = {}
     for key, (kind, message) in torch_messages.items():
         agree["%s/replacement=%s/n=%d" % key] = twin[key] == (kind, message) and kind == "error"
-    for name, row in BAD_ROWS.items():  # torch asserts on the device here; the twin raises
+    for name, row in BAD_ROWS.items():  # torch draws first here (CPU) or asserts (CUDA)
         w = torch.tensor([[1.0, 2.0, 3.0, 4.0], row], device="cuda")
         kind, message = run_or_error(lambda: torch.multinomial(w, 3, replacement=True))
         expected_message = torch_messages[(name, False, 1)][1]
@@ -380,7 +382,7 @@ def main():
     fin_ref = {d: run_or_error(lambda x=x: torch.isfinite(x)) for d, x in fin_inputs.items()}
     log_base = log_inputs(torch, gen)
     log_ref = {name: run_or_error(lambda f=f: f(log_base.clone())) for name, f in log_cases(torch, log_base)}
-    torch_messages = rejection_messages(torch)
+    torch_messages = rejection_messages(torch, "cpu")
 
     work = tempfile.mkdtemp(prefix="torchada_twin_")
     ops, graph_exec, build_s = build(torch, work)

@@ -31,23 +31,24 @@ std::pair<uint64_t, uint64_t> reserve(std::optional<at::Generator> gen, c10::Dev
 
 }  // namespace
 
-// The simulator's capture state lives in its torch_musa (_MUSAC._capturing_streams, set by
-// the simulated MUSAGraph), where torch_musa's C++ asks the driver
-// (MUSAGraphsUtils.muh:16).  A failed query counts as capturing: the checks are skipped,
-// never run where the device may refuse them.
+// The simulator's capture state lives in its torch_musa (the simulated MUSAGraph), where
+// torch_musa's C++ asks the driver (MUSAGraphsUtils.muh:16); its replay re-runs the
+// recorded ops, which a device replay does not, so a replay counts as the capture it repeats
+// (graphsim.host_code_skipped).  A failed query counts as capturing: the checks are
+// skipped, never run where the device may refuse them.
 bool stream_capturing() {
   PyGILState_STATE gil = PyGILState_Ensure();
   bool capturing = true;
-  PyObject* musac = PyImport_ImportModule("torch_musa._MUSAC");
-  PyObject* answer = musac ? PyObject_CallMethod(musac, "_musa_isCurrentStreamCapturing", nullptr)
-                           : nullptr;
+  PyObject* graphsim = PyImport_ImportModule("torch_musa._sim.graphsim");
+  PyObject* answer = graphsim ? PyObject_CallMethod(graphsim, "host_code_skipped", nullptr)
+                              : nullptr;
   if (answer != nullptr) {
     capturing = PyObject_IsTrue(answer) != 0;
   } else {
     PyErr_Clear();
   }
   Py_XDECREF(answer);
-  Py_XDECREF(musac);
+  Py_XDECREF(graphsim);
   PyGILState_Release(gil);
   return capturing;
 }

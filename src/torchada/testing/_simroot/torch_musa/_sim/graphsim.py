@@ -13,6 +13,7 @@ graph_exec_*), capped and costed like the driver's.  ``self._exec`` holds the ha
 (0: none), as ``graph_exec_`` / ``has_graph_exec_`` do in the C++ MUSAGraph.
 """
 import itertools
+import threading
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -28,6 +29,19 @@ capturing_streams = set()
 
 def _current_device():
     return int(_ops.current_device())  # what _MUSAC._musa_getDevice answers
+
+
+_replay = threading.local()
+
+
+def host_code_skipped():
+    """True while this thread captures or replays a graph.  A device replay runs no host code;
+    the simulated one re-runs the recorded ops, so a compiled kernel's host-side step (one
+    that waits for the device: kernels_sim.cpp stream_capturing) must see the replay as
+    the capture it repeats."""
+    from torch_musa import _MUSAC
+
+    return getattr(_replay, "depth", 0) > 0 or _MUSAC._musa_isCurrentStreamCapturing()
 
 
 def new_pool_id():
@@ -146,9 +160,13 @@ class _MUSAGraph:
         # A device replay writes memory whatever autograd thinks of the tensors; a graph
         # captured under inference_mode (vLLM, SGLang) holds inference tensors, which only
         # accept in-place writes inside inference_mode (normal tensors accept them there too).
-        with torch.inference_mode():
-            for func, args, kwargs, out in self._calls:
-                _write_back(out, func(*args, **kwargs))
+        _replay.depth = getattr(_replay, "depth", 0) + 1
+        try:
+            with torch.inference_mode():
+                for func, args, kwargs, out in self._calls:
+                    _write_back(out, func(*args, **kwargs))
+        finally:
+            _replay.depth -= 1
 
     def reset(self):
         self._calls = None
