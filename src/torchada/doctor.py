@@ -29,9 +29,11 @@ import sys
 
 OK, INFO, WARN, FAIL = "ok", "info", "warn", "FAIL"
 HOOK_FILES = ("torchada_autoload.pth", "torchada_autoload.start")
-REINSTALL = ("reinstall torchada into this interpreter's environment: %s -m pip install "
-             "--force-reinstall --no-deps torchada (it puts torchada_autoload.pth into "
-             "site-packages)" % os.path.basename(sys.executable))
+# Not `pip install torchada`: that name on PyPI is an unrelated package (README).
+REINSTALL = ("reinstall torchada into this interpreter's environment from its checkout or "
+             "wheel: %s -m pip install --force-reinstall --no-deps ./torchada (or "
+             "dist/torchada-*.whl); it puts torchada_autoload.pth into site-packages"
+             % os.path.basename(sys.executable))
 # Import finders that are expected: the interpreter's, torchada's, setuptools' and
 # torch_musa's own (the simulator's included).
 KNOWN_FINDERS = ("_frozen_importlib.", "_frozen_importlib_external.", "torchada.",
