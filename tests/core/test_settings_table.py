@@ -165,6 +165,7 @@ def test_op_override_switches_malformed_warn_once(monkeypatch, fresh_warnings):
     monkeypatch.setenv("TORCHADA_DISABLE_OP_OVERRIDE_multinomial", "1")
     monkeypatch.setenv("TORCHADA_DISABLE_OP_OVERRIDE_lgo", "1")  # no such op
     monkeypatch.setenv("TORCHADA_DEBUG_CPP_OPS", "2")
+    assert table.OPS == _op_overrides.OPS  # the page lists the ops the code reads
     for _ in range(2):
         assert _op_overrides.enabled_ops() == ("log", "log_", "isfinite")
         assert _op_overrides.debug_enabled() is False

@@ -131,6 +131,15 @@ INTERNAL = (
             "a C/C++ macro, not a variable: defined by the shipped compatibility header "
             "torchada_stable_box.h so a source can test for its accessors (docs/porting.md)",
             Text("a macro")),
+    Setting("TORCHADA_CUDA_TWIN", ("1",), "undefined",
+            "a C/C++ macro, not a variable: defined when the native sources are built as their "
+            "CUDA twin (docs/native_twin.md)", Text("a macro")),
+    Setting("TORCHADA_OPS_DEVICE_KEY", ("<dispatch key>",), "PrivateUse1",
+            "a C/C++ macro, not a variable: the dispatch key the compiled operator overrides "
+            "register at (CUDA's in the twin build)", Text("a macro")),
+    Setting("TORCHADA_OPS_AUTOGRAD_KEY", ("<dispatch key>",), "AutogradPrivateUse1",
+            "a C/C++ macro, not a variable: the autograd dispatch key of the compiled operator "
+            "overrides (CUDA's in the twin build)", Text("a macro")),
 )
 
 ROWS = {s.name: s for s in SETTINGS + INTERNAL}

@@ -19,8 +19,6 @@ Switches: ``TORCHADA_DISABLE_OP_OVERRIDE_<op>=1`` leaves that op to torch_musa,
 ``TORCHADA_DEBUG_CPP_OPS=1`` logs every call of a compiled kernel to stderr,
 ``TORCHADA_CPP_OPS_VERBOSE=1`` prints the build log.
 """
-import os
-
 from torchada.areas._op_overrides.overrides import DISABLE_PREFIX, KEYS, CompiledOverrides
 from torchada.areas._op_overrides.shared import (DEBUG_VAR, background, build_extension,
                                                  debug_enabled, sources)
@@ -32,5 +30,9 @@ __all__ = ["OPS", "KEYS", "DISABLE_PREFIX", "DEBUG_VAR", "CompiledOverrides", "b
 
 
 def enabled_ops(environ=None):
-    environ = os.environ if environ is None else environ
-    return tuple(op for op in OPS if environ.get(DISABLE_PREFIX + op) != "1")
+    """OPS less those TORCHADA_DISABLE_OP_OVERRIDE_<op> switches off (read through the
+    settings table: a malformed value, or an op name not in OPS, gets one warning)."""
+    from torchada._core.settings import family
+
+    off = family(DISABLE_PREFIX + "<op>", OPS, environ)
+    return tuple(op for op in OPS if not off[op])

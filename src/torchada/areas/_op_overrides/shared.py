@@ -18,7 +18,9 @@ _LOCK = threading.Lock()
 
 
 def debug_enabled():
-    return os.environ.get(DEBUG_VAR) == "1"
+    from torchada._core.settings import read
+
+    return read(DEBUG_VAR)
 
 
 def sources():
