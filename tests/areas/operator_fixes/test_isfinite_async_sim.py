@@ -122,7 +122,13 @@ def test_scripted_and_compiled_calls_equal_the_cpu(tmp_path):
 
 
 def test_status_names_the_unit_and_the_compiled_kernel():
-    proc = run_sim("torch.isfinite(torch.ones(1, device='cuda'))\nprint(torchada.status())")
+    proc = run_sim("""
+        from torchada.areas._op_overrides import shared
+        torch.isfinite(torch.ones(1, device='cuda'))   # starts the build off this thread
+        assert shared.background().wait(900)
+        torch.isfinite(torch.ones(1, device='cuda'))   # swaps the compiled kernel in
+        print(torchada.status())
+    """)
     line = [l for l in proc.stdout.splitlines() if "operator_fixes.isfinite_async" in l]
     assert line and "applied" in line[0]
     assert "isfinite_async: compiled: isfinite" in proc.stdout
