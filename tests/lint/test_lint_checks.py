@@ -75,3 +75,17 @@ def test_syntax_error_propagates():
 
 def test_sources_without_any_rule_word_are_not_parsed():
     assert check_source("def broken(:\n") == []      # no rule can match: not even parsed
+
+
+@pytest.mark.parametrize("source, negated", [
+    ('a = x.type == "cuda"', False), ('a = x.type != "cuda"', True),
+    ('a = x.type not in ("cuda",)', True), ('a = "cuda" not in str(d)', True),
+    ('a = not str(d).startswith("cuda")', True), ('a = str(d).startswith("cuda")', False),
+])
+def test_a_not_cuda_test_gets_the_negated_fix(source, negated):
+    from torchada.lint.rules import fix_text
+
+    (finding,) = check_source(source)
+    assert finding.negated is negated
+    text = fix_text(RULES[finding.code], finding.negated)
+    assert text.startswith("not torchada.is_gpu_device(") is negated

@@ -42,3 +42,25 @@ def test_backends_follow_mudnn(monkeypatch):
     assert_restored(before)
     assert type(torch.backends.cudnn).__dict__["allow_tf32"] is cudnn_class_prop
     assert torch.backends.cudnn.is_available() is torch._C._has_cudnn
+
+
+def test_is_built_claims_cuda_only_with_the_pieces_behind_it(monkeypatch):
+    from tests._fresh import fake_musa_env, run_python
+
+    # The fake torch_musa has no allocator-state binding: torch's own cudagraph module must
+    # import as it does with torchada off (it takes its CPU fallbacks).
+    code = ("import torch, torch._inductor.cudagraph_trees as t\n"
+            "print(torch.backends.cuda.is_built(), t.AllocatorState.__module__)")
+    on = run_python(code, env=fake_musa_env(), check=False)
+    off = run_python(code, env=fake_musa_env(TORCHADA_PLATFORM="off"), check=False)
+    assert off.returncode == 0 and on.returncode == 0, on.stderr[-2000:]
+    assert on.stdout.split() == ["False", "torch._inductor.cudagraph_trees"]
+    # With the pieces there, the claim is made (in this process: the area, then the names).
+    journal = Journal("backends")
+    area_run.run(backends_area, journal)
+    try:
+        for name in backends_area.BUILT_IMPLIES:
+            monkeypatch.setattr(torch._C, name, getattr(torch._C, name, object()), raising=False)
+        assert torch.backends.cuda.is_built() is True
+    finally:
+        journal.revert()
