@@ -106,16 +106,7 @@ def test_autoprobe_measures_the_fake_driver_limit_once_and_keeps_the_margin():
     assert again["cap"] == 272
 
 
-def test_native_primitive_that_cannot_build_turns_rotation_off_capture_goes_on(tmp_path):
-    from torchada._core.files import user_cache_root
-
-    out, proc = counts(6, TORCHADA_GRAPH_EXEC_CAP=4, TORCHADA_SIM_GRAPH_EXEC_CAP=100,
-                       XDG_CACHE_HOME=tmp_path,             # no built extension to reuse
-                       TORCHADA_SIM_CACHE_DIR=user_cache_root(),  # the built simulator
-                       CXX="/bin/false")
-    assert out["peak"] == 6 and out["bad"] == 0 and out["evictions"] == 0
-    assert "exec_rotation: off (the graph executable extension did not build" in out["status"]
-    assert proc.stderr.count("graph executable rotation is off") == 1
+# A primitive that cannot build: tests/areas/graphs/test_graph_exec_background_sim.py.
 
 
 def test_torch_musa_graphs_and_make_graphed_callables_rotate_too():
