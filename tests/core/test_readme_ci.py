@@ -31,4 +31,4 @@ def test_top_level_layout_is_exactly_the_decided_one():
     top = {line.split("/", 1)[0] for line in tracked.splitlines() if line}
     assert top <= {"pyproject.toml", "torchada_autoload.pth", "src", "hooks", "tests", "benchmarks",
                    "docs", "README.md", "CHANGELOG.md", "LICENSE", ".ci", ".gitignore",
-                   "setup.py", "MANIFEST.in"}  # setup.py builds the prefilter (issue 16), top
+                   "setup.py", "MANIFEST.in"}, top  # setup.py builds the prefilter (issue 16)
