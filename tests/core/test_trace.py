@@ -260,3 +260,19 @@ def test_calls_torch_makes_name_the_program_line_behind_them(tmp_path):
     # Module.cuda is torch's: it calls Tensor.cuda once per parameter (weight, bias)
     assert (entry["count"], entry["first_site"]) == (0, None)
     assert entry["from_torch"] == 2 and entry["from_torch_first_site"] == "%s:3" % prog
+
+
+def test_a_kernel_registered_for_the_cuda_key_is_counted(tmp_path):
+    prog = _prog(tmp_path, """\
+import torch
+lib = torch.library.Library("tracedemo", "DEF")
+lib.define("twice(Tensor x) -> Tensor")
+lib.impl("twice", lambda x: x * 2, "CUDA")
+assert torch.ops.tracedemo.twice(torch.ones(2, device="cuda")).tolist() == [2.0, 2.0]
+""")
+    out = tmp_path / "reports"
+    _run_prog(prog, TORCHADA_REPORT=out)
+    [name] = os.listdir(out)
+    calls = json.loads((out / name).read_text())["translated"]
+    assert _mine(calls["torch.library.Library.impl"]) == (1, "%s:4" % prog)
+    assert "torch.library.Library.define" not in calls  # names no CUDA key

@@ -154,7 +154,7 @@ def unsupported_hit(api, message):
 def _names_cuda(value):
     cls = value.__class__
     if cls is str:
-        return "cuda" in value or "nccl" in value
+        return "cuda" in value or "CUDA" in value or "nccl" in value  # CUDA: dispatch keys
     if cls.__name__ == "device":  # torch.device kept as "cuda" (the fallback mode)
         return getattr(value, "type", None) == "cuda"
     return False
