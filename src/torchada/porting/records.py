@@ -32,9 +32,10 @@ import time
 
 from torchada._core.files import discard, fsync_dir, private_dir, temp_beside, temp_name, write_atomic
 
-# Above this many temporaries, commit syncs them from a few threads: fsync waits on the
-# disk with the GIL released, and the file system batches concurrent syncs in one journal
-# commit (measured: about half the time per file with 8 threads on this project's VM).
+# Above this many files or folders, commit syncs them from a few threads: fsync waits on
+# the disk with the GIL released, and the file system batches concurrent syncs in one
+# journal commit (measured on this project's VM: a folder's fsync alone costs about 5 ms,
+# a journal commit; a port touching 760 folders spent 3.8 s syncing them one by one).
 _PARALLEL_SYNC_MIN = 16
 _SYNC_THREADS = 8
 
@@ -68,17 +69,18 @@ def fsync_file(path):
         os.close(fd)
 
 
-def fsync_files(paths):
-    """fsync each of ``paths`` (threads for many: see _PARALLEL_SYNC_MIN)."""
+def fsync_files(paths, sync=fsync_file):
+    """``sync`` (fsync_file, or fsync_dir for folders) each of ``paths``, from threads
+    when there are many (see _PARALLEL_SYNC_MIN)."""
     paths = list(paths)
     if len(paths) < _PARALLEL_SYNC_MIN:
         for path in paths:
-            fsync_file(path)
+            sync(path)
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(min(_SYNC_THREADS, len(paths))) as pool:
-        for _ in pool.map(fsync_file, paths):
+        for _ in pool.map(sync, paths):
             pass
 
 
@@ -217,8 +219,7 @@ class Batch:
         except BaseException:
             self.discard()  # temps not renamed yet; a renamed one is already in place
             raise
-        for directory in sorted({os.path.dirname(entry[1]) for entry in self.files}):
-            fsync_dir(directory)
+        fsync_files(sorted({os.path.dirname(entry[1]) for entry in self.files}), fsync_dir)
         if changed and index is not None:
             self._drop(index, [fid for _, fid in changed if fid is not None])
         self.records, self.metas, self.files = [], {}, []
