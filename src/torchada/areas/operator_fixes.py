@@ -17,35 +17,6 @@ import threading
 from torchada.areas import _kit
 
 
-def _log_inplace(torch, native):
-    """log_ on musa: float64 as the out-of-place log written back (the in-place contract:
-    same tensor, same storage); other dtypes go to the native kernel when it is reachable."""
-    float64, log = torch.float64, torch.log
-
-    def log_(keyset, self):
-        if native is None or self.dtype == float64:
-            return self.copy_(log(self))
-        return native.call_boxed(keyset, self)
-
-    return log_
-
-
-def _isfinite(torch):
-    """isfinite on musa floating tensors as one comparison, ``abs() < inf`` (NaN compares
-    False), instead of ATen's composite, whose bool ``mul`` waits for the device. Other
-    dtypes run ATen's composite itself (``decompose``), exactly as without the fix."""
-    floats = frozenset((torch.float16, torch.bfloat16, torch.float32, torch.float64))
-    composite = torch.ops.aten.isfinite.default.decompose
-    inf = float("inf")
-
-    def isfinite(self):
-        if self.dtype in floats:
-            return self.abs() < inf
-        return composite(self)
-
-    return isfinite
-
-
 class OutDtypeMatmul:
     """mm / bmm(out_dtype=) on musa: the native kernel if a probe finds it healthy, else
     float32 accumulation cast to out_dtype (what CUDA's kernels compute).
@@ -100,9 +71,11 @@ class OutDtypeMatmul:
 
 
 def _install_log_f64(ctx):
+    from torchada.areas._op_overrides.python_kernels import log_inplace_kernel
+
     kernels = _kit.kernels
     native = kernels.native_kernel("aten::log_", "PrivateUse1")
-    kernels.override(ctx, "log_", _log_inplace(ctx.torch, native), with_keyset=True)
+    kernels.override(ctx, "log_", log_inplace_kernel(ctx.torch, native), with_keyset=True)
     ctx.note("log_f64_inplace: float64 log_ as out-of-place log written back"
              + ("" if native is not None else "; every dtype (torch < 2.9 has no "
                 "torch.library.get_kernel to reach the native kernel)"))
@@ -125,8 +98,9 @@ def _compile(ctx, unit, ops, fallback, fallback_text):
 
 def _install_isfinite(ctx):
     from torchada.areas._op_overrides import KEYS
+    from torchada.areas._op_overrides.python_kernels import isfinite_kernel
 
-    kernel = _isfinite(ctx.torch)
+    kernel = isfinite_kernel(ctx.torch)
     for key in KEYS["isfinite"]:
         _kit.kernels.override(ctx, "isfinite", kernel, key=key)
 

@@ -42,13 +42,13 @@ def _multinomial(torch):
 
 
 def _log_(torch):
-    from torchada.areas.operator_fixes import _log_inplace
+    from torchada.areas._op_overrides.python_kernels import log_inplace_kernel
 
-    return _log_inplace(torch, kernels.native_kernel("aten::log_", "PrivateUse1"))
+    return log_inplace_kernel(torch, kernels.native_kernel("aten::log_", "PrivateUse1"))
 
 
 def _isfinite(torch):
-    from torchada.areas.operator_fixes import _isfinite as python_isfinite
+    from torchada.areas._op_overrides.python_kernels import isfinite_kernel as python_isfinite
 
     kernel = python_isfinite(torch)
     return lambda keyset, self: kernel(self)

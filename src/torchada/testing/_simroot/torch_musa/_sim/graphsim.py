@@ -39,9 +39,13 @@ def host_code_skipped():
     the simulated one re-runs the recorded ops, so a compiled kernel's host-side step (one
     that waits for the device: kernels_sim.cpp stream_capturing) must see the replay as
     the capture it repeats."""
-    from torch_musa import _MUSAC
+    return getattr(_replay, "depth", 0) > 0 or _current_stream_capturing()
 
-    return getattr(_replay, "depth", 0) > 0 or _MUSAC._musa_isCurrentStreamCapturing()
+
+def _current_stream_capturing():
+    """_MUSAC._musa_isCurrentStreamCapturing, from the set this module keeps."""
+    device = _current_device()
+    return (device, int(_ops.get_stream(device))) in capturing_streams
 
 
 def new_pool_id():
