@@ -65,6 +65,8 @@ def port_extension_sources(extension, project_root):
     _PORTED.update(dirs)
     for path, line, f in report.findings():
         logger.warning("%s:%d: %s: %s", path, line, f.kind, f.message)
+    for path, reason in report.not_ported:
+        logger.warning("torchada: not ported %s: %s", path, reason)
     if report.changed:
         logger.info("torchada: ported %d CUDA source files to MUSA in place "
                     "(torchada port --revert %s restores them)",

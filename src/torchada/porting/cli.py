@@ -21,7 +21,8 @@ def _parser():
     p.add_argument("--revert", action="store_true",
                    help="restore the originals recorded when PATH was ported")
     p.add_argument("--force", action="store_true",
-                   help="with --revert: restore files edited since they were ported")
+                   help="with --revert: restore a file's content from before its last port "
+                        "even though it was edited since (those edits are lost)")
     p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="summary only")
     return p
