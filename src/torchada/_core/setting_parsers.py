@@ -92,8 +92,9 @@ class JSONObject:
 
     accepted = "a JSON object"
 
-    def __init__(self, default=None):
-        self.default = {} if default is None else default
+    @property
+    def default(self):  # a fresh dict each time: a caller may fill it in
+        return {}
 
     def __call__(self, text):
         import json
