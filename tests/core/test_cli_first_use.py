@@ -44,10 +44,17 @@ def test_status_columns_hold_for_long_names():
 
     areas = [AreaStatus("devices", "applied", None),
              AreaStatus("an_area_with_a_rather_long_name", "skipped", "gate"),
-             AreaStatus("graphs", "applied", None)]
+             AreaStatus("graphs", "applied", None),
+             AreaStatus("lightning", "applied", None, fired=[
+                 {"name": "lightning.fabric.accelerators.cuda", "state": "applied",
+                  "reason": None, "note": None},
+                 {"name": "lightning.pytorch", "state": "skipped", "reason": "x", "note": None}])]
     text = str(Report("musa", True, "test", "2.7.1", "2.7.1", areas=areas))
     rows = [l for l in text.splitlines() if l.startswith("    ") and not l.startswith("      ")]
     assert len({re.search(r" (applied|skipped)", l).start() for l in rows}) == 1, text
+    triggers = [l for l in text.splitlines() if l.startswith("      lightning")]
+    assert len(triggers) == 2
+    assert len({re.search(r" (applied|skipped)", l).start() for l in triggers}) == 1, text
 
 
 def test_status_into_a_closed_pipe_ends_quietly():

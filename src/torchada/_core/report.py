@@ -61,7 +61,7 @@ class Report:
             return "\n".join(lines)
         lines.append("  areas      :")
         width = max([22] + [len(a.name) for a in self.areas])  # the state column lines up
-        sub = 20
+        fired = max([20] + [len(x["name"]) for a in self.areas for x in a.fired])  # triggers
         for a in self.areas:
             detail = " - %s" % a.reason if a.reason else ""
             timing = " (%.1f ms, %d writes)" % (a.seconds * 1e3, a.writes) if a.state == "applied" else ""
@@ -70,10 +70,10 @@ class Report:
             for one in a.fired:
                 detail = " - %s" % one["reason"] if one["reason"] else ""
                 note = " [%s]" % one["note"] if one["note"] else ""
-                lines.append("      %-*s %-8s%s%s" % (sub, one["name"], one["state"], detail, note))
+                lines.append("      %-*s %-8s%s%s" % (fired, one["name"], one["state"], detail, note))
             for fix in a.fixes:
                 detail = " - %s" % fix["reason"] if fix["reason"] else ""
-                lines.append("      %-*s %-8s%s" % (sub, fix["name"], fix["state"], detail))
+                lines.append("      %-20s %-8s%s" % (fix["name"], fix["state"], detail))
         return "\n".join(lines)
 
 
