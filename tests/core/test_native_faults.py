@@ -7,7 +7,8 @@ independently), at most one warning, and nothing run from an untrusted or damage
 
 A planted library is a real shared object whose load-time constructor writes a marker file:
 if the marker exists, torchada ran foreign code. The trusted caches are built once per module
-(``warm``) and copied per test; only the cases about the simulator's backend rebuild it.
+(``warm``, once per session) and copied per test; only the cases about the simulator's
+backend rebuild it.
 """
 import concurrent.futures
 import glob
@@ -175,13 +176,25 @@ def compiler_wrapper(tmp_path):
 
 
 # ------------------------------------------------------------------ the trusted caches, once
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def warm(tmp_path_factory):
-    base = tmp_path_factory.mktemp("native-warm")
-    proc = run(base)
-    out, _ = assert_right(proc, most_warnings=0)
-    assert any("compiled" in line for line in out["status"]), out["status"]
-    assert libraries(base / "xdg") and libraries(base / "sim")
+    """Built once per test session: pytest-xdist's workers share the session's folder and
+    take turns through a file lock, so the first builds and the others reuse it."""
+    import filelock
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    base = shared / "native-warm"
+    with filelock.FileLock(str(shared / "native-warm.lock")):
+        if not (shared / "native-warm.ok").exists():
+            shutil.rmtree(base, ignore_errors=True)
+            base.mkdir(mode=0o700)
+            proc = run(base)
+            out, _ = assert_right(proc, most_warnings=0)
+            assert any("compiled" in line for line in out["status"]), out["status"]
+            assert libraries(base / "xdg") and libraries(base / "sim")
+            (shared / "native-warm.ok").touch()
     return base
 
 

@@ -13,7 +13,7 @@ def _py(code, **env):
                       timeout=600)
 
 
-def test_cache_dir_is_keyed_by_torch_source_and_platform(monkeypatch):
+def test_cache_dir_is_keyed_by_torch_source_and_platform(monkeypatch, tmp_path):
     import platform
 
     import platformdirs
@@ -30,8 +30,21 @@ def test_cache_dir_is_keyed_by_torch_source_and_platform(monkeypatch):
     monkeypatch.setattr(platform, "machine", lambda: "aarch64")
     assert _backend.cache_dir() != d
     monkeypatch.undo()
-    monkeypatch.setenv("CXX", "/usr/bin/true")
+    monkeypatch.setenv("CXX", "/usr/bin/true")  # a program's compiler: not the simulator's
+    assert _backend.cache_dir() == d
+    monkeypatch.setenv("PATH", "%s:%s" % (failing_compiler(tmp_path), os.environ["PATH"]))
     assert _backend.cache_dir() != d
+
+
+def failing_compiler(tmp_path):
+    """A folder whose c++ says a version and fails every compile."""
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    cxx = folder / "c++"
+    cxx.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "failing c++ 1.0" && exit 0\n'
+                   'echo "cannot compile" >&2\nexit 1\n')
+    cxx.chmod(0o755)
+    return folder
 
 
 def test_cached_library_loads_without_building(tmp_path):
@@ -51,9 +64,11 @@ def test_cached_library_loads_without_building(tmp_path):
 
 
 def test_build_failure_names_compiler_and_cache_dir(tmp_path):
-    proc = _py(LOAD, CXX="/nonexistent/c++", TORCHADA_SIM_CACHE_DIR=str(tmp_path))
+    bin_dir = failing_compiler(tmp_path)
+    cache = tmp_path / "cache"
+    proc = _py(LOAD, PATH="%s:%s" % (bin_dir, os.environ["PATH"]), TORCHADA_SIM_CACHE_DIR=cache)
     assert proc.returncode != 0
-    assert "/nonexistent/c++" in proc.stderr and str(tmp_path) in proc.stderr, proc.stderr[-2000:]
+    assert str(bin_dir / "c++") in proc.stderr and str(cache) in proc.stderr, proc.stderr[-2000:]
     assert "building the C++ backend failed" in proc.stderr
 
 

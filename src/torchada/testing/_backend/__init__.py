@@ -2,7 +2,7 @@
 
 The shared library is cached in ``<torchada's user cache>/sim_backend/<torch version>-<key>``
 where the key hashes the source and build recipe with the machine, the interpreter's ABI,
-the C++ compiler and torch's version (``torchada._core.native_cache``). It is built in a
+the C++ compiler (the ``c++`` on PATH, not ``CXX``: see ``_compiler``) and torch's version (``torchada._core.native_cache``). It is built in a
 private temporary folder and renamed into place beside its digest; the folders are checked
 (owned by this user, nobody else may write them, no symbolic links) and the digest, owner
 and mode of the file are checked before every load. Concurrent processes (pytest-xdist)
@@ -41,7 +41,7 @@ HEADERS = [os.path.join(os.path.dirname(SOURCE), "caching_model.h")]
 def _source_hash() -> str:
     import torch
 
-    fields = native_cache.platform_fields([native_cache.cxx_command()], torch.__version__)
+    fields = native_cache.platform_fields([_compiler()], torch.__version__)
     return native_cache.source_key([SOURCE, *HEADERS], ["recipe=" + BUILD_RECIPE, *fields])
 
 
@@ -76,7 +76,10 @@ def library_path() -> str:
 
 
 def _compiler() -> str:
-    return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or "c++ (not found)"
+    """The host's C++ compiler on PATH. Not ``CXX``: the real torch_musa's library comes
+    built, and a CXX set for a program's own extensions (a test's failing or slow compiler
+    included) must not rebuild the simulated device."""
+    return shutil.which("c++") or shutil.which("g++") or "c++ (not found on PATH)"
 
 
 def _compile_into(work: str, verbose: bool = False) -> None:
@@ -103,6 +106,7 @@ def _build_into(work: str, verbose: bool = False) -> str:
     # which would wait for the lock this process holds).
     env = {k: v for k, v in os.environ.items() if k != "TORCHADA_SIMULATE_MUSA"}
     env["TORCHADA_PLATFORM"] = "off"
+    env["CXX"] = _compiler()  # the compiler the key names
     try:
         proc = subprocess.run([sys.executable, "-X", "torchada=off", "-c", code],
                               capture_output=True, text=True, env=env, timeout=LOCK_TIMEOUT_S)
@@ -117,7 +121,7 @@ def _build_into(work: str, verbose: bool = False) -> str:
 def _failed(exc: BaseException, folder: str) -> RuntimeError:
     return RuntimeError(
         f"torchada simulator: building the C++ backend failed ({exc}). "
-        f"Compiler: {_compiler()} (set CXX to choose another); cache dir: {folder} "
+        f"Compiler: {_compiler()} (the c++ on PATH); cache dir: {folder} "
         f"(must be writable and your own; set {CACHE_SETTING} to use another).")
 
 

@@ -3,7 +3,7 @@ libmccl.so from musa_runtime_stub.c with the host C compiler, and returns their 
 
 Each library is built in a private temporary folder and renamed into place beside its
 digest (``torchada._core.native_cache``); the key hashes the source with the machine and the
-C compiler. A refused cache (untrusted, read-only, full) builds them in a private temporary
+C compiler (the ``cc`` on PATH). A refused cache (untrusted, read-only, full) builds them in a private temporary
 folder for this process, as the backend does."""
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ LOCK_TIMEOUT_S = 300
 
 
 def _compiler() -> str:
-    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
+    """The host's C compiler on PATH (not ``CC``, for the reason the backend ignores CXX)."""
+    return shutil.which("cc") or shutil.which("gcc") or "cc"
 
 
 def _key() -> str:
-    fields = native_cache.platform_fields([os.environ.get("CC") or "cc"])
+    fields = native_cache.platform_fields([_compiler()])
     return "runtime-" + native_cache.source_key([SOURCE], fields)
 
 
@@ -35,8 +36,8 @@ def _compile(name: str):
                *LIBRARIES[name], SOURCE, "-o", out]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise RuntimeError("torchada simulator: building %s failed (%s; set CC to choose "
-                               "another compiler):\n%s" % (name, " ".join(cmd), proc.stderr[-2000:]))
+            raise RuntimeError("torchada simulator: building %s failed (%s; the cc on PATH):\n%s"
+                               % (name, " ".join(cmd), proc.stderr[-2000:]))
         return out
     return build_into
 
