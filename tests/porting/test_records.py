@@ -174,3 +174,30 @@ def test_where_hard_links_fail_the_original_is_copied(tmp_path, monkeypatch):
     assert os.stat(orig).st_mode & 0o777 == 0o600
     assert revert_paths([tmp_path / "p"])[0] == [str(f)]
     assert f.read_bytes() == CU + b"// 0\n"
+
+
+def test_an_older_index_entry_without_orig_is_the_bottom_of_the_stack(tmp_path):
+    """Index entries of the layout before per-port records (one shared <id>.orig holding
+    the first original): a new port on top records the edited content; revert gives that
+    back first, then (forced, since the file was edited after the old port) the first
+    original."""
+    (f,) = _tree(tmp_path / "p", 1)
+    original = f.read_bytes()
+    ported = original.replace(b"cuda_runtime.h", b"musa_runtime.h")
+    f.write_bytes(ported)
+    rdir = records_dir(create=True)
+    fid = file_id(str(f))
+    with open(os.path.join(rdir, fid + ".orig"), "wb") as fh:
+        fh.write(original)
+    with open(os.path.join(rdir, "run-1000000000000000000-abcdefabcdef.index"), "w") as fh:
+        json.dump({fid: {"path": str(f), "original_sha256": hashlib.sha256(original).hexdigest(),
+                         "ported_sha256": hashlib.sha256(ported).hexdigest(), "created": 0}}, fh)
+    edited = ported + b"cudaFree(0);\n"
+    f.write_bytes(edited)
+    port_paths([tmp_path / "p"])
+    old, new = list_records()
+    assert old["_orig"] == os.path.join(rdir, fid + ".orig") and new["_orig"] != old["_orig"]
+    result = revert_paths([tmp_path / "p"])
+    assert result.restored == [str(f)] and f.read_bytes() == edited
+    assert revert_paths([tmp_path / "p"], force=True).restored == [str(f)]
+    assert f.read_bytes() == original and os.listdir(rdir) == []
