@@ -2,8 +2,9 @@
 
 The shared library is cached in ``<torchada's user cache>/sim_backend/<torch version>-<key>``
 where the key hashes the source and build recipe with the machine, the interpreter's ABI,
-the C++ compiler (the ``c++`` on PATH, not ``CXX``: see ``_compiler``) and torch's version (``torchada._core.native_cache``). It is built in a
-private temporary folder and renamed into place beside its digest; the folders are checked
+the C++ compiler (the ``c++`` on PATH, not ``CXX``: see ``_compiler``) and torch's version
+(``torchada._core.native_cache``). It is built in a private temporary folder and renamed
+into place beside its digest; the folders are checked
 (owned by this user, nobody else may write them, no symbolic links) and the digest, owner
 and mode of the file are checked before every load. Concurrent processes (pytest-xdist)
 build it once, under torchada's flock.

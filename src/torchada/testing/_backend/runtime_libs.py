@@ -3,8 +3,8 @@ libmccl.so from musa_runtime_stub.c with the host C compiler, and returns their 
 
 Each library is built in a private temporary folder and renamed into place beside its
 digest (``torchada._core.native_cache``); the key hashes the source with the machine and the
-C compiler (the ``cc`` on PATH). A refused cache (untrusted, read-only, full) builds them in a private temporary
-folder for this process, as the backend does."""
+C compiler (the ``cc`` on PATH). A refused cache (untrusted, read-only, full) builds them in
+a private temporary folder for this process, as the backend does."""
 from __future__ import annotations
 
 import os
