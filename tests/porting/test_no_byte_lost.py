@@ -7,7 +7,6 @@ import os
 import socket
 import stat
 
-
 from tests._fresh import clean_env, run_argv
 from torchada.porting import port_paths, revert_paths
 from torchada.porting.records import list_records, records_dir
