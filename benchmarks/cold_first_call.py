@@ -8,7 +8,9 @@ tensors (the inputs made and the device initialised before). Cold: an empty torc
 test_cxx.sh in its slow mode (sleeps 60 s, then refuses): it costs no CPU, so the machine's
 load does not differ between the two cases, and the child exits without waiting for it
 (a daemon thread). Warm: the user cache, with the extension built first (``torchada
-build``). Goal: cold within 1 ms of warm. Medians over the processes, in ms.
+build``). Off: the same warm cache with torchada's operator_fixes switched off
+(torch_musa's own kernels, the reference a first call costs without the fix). Goal: cold
+within 1 ms of warm. Medians over the processes, in ms.
 
 Rerun:  .venv/bin/python benchmarks/cold_first_call.py [--processes 7]
 """
@@ -70,19 +72,21 @@ def main():
                            capture_output=True, text=True, timeout=900)
     if built.returncode != 0:
         raise SystemExit("torchada build failed:\n" + built.stdout + built.stderr)
-    runs = {"cold": [], "warm": []}
+    runs = {"cold": [], "warm": [], "off": []}
     for _ in range(args.processes):          # interleaved: the machine's load hits both
         with tempfile.TemporaryDirectory() as cache:
             runs["cold"].append(sample(child_env(
                 XDG_CACHE_HOME=cache, TORCHADA_SIM_CACHE_DIR=user_cache_root(),
                 CXX=TEST_CXX, TORCHADA_TEST_CXX="slow")))
         runs["warm"].append(sample(warm_env))
+        runs["off"].append(sample(child_env(TORCHADA_DISABLE_AREAS="operator_fixes")))
     results = {}
     for op in OPS:
         cold = statistics.median(r[op] for r in runs["cold"])
         warm = statistics.median(r[op] for r in runs["warm"])
+        off = statistics.median(r[op] for r in runs["off"])
         results[op] = {"cold_ms": round(cold, 3), "warm_ms": round(warm, 3),
-                       "cold_minus_warm_ms": round(cold - warm, 3)}
+                       "off_ms": round(off, 3), "cold_minus_warm_ms": round(cold - warm, 3)}
     print(json.dumps(results, indent=1))
     history.append("cold_first_call", results, processes=args.processes)
 
