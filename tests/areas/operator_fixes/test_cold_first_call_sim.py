@@ -187,3 +187,43 @@ def test_build_command_off_musa_needs_nothing():
 def test_help_lists_build():
     proc = run_argv(["-m", "torchada", "--help"], env=clean_env())
     assert "  build [--simulate]" in proc.stdout
+
+
+def test_the_interim_route_without_get_kernel_reaches_torch_musas_out_kernels():
+    """torch < 2.9 has no torch.library.get_kernel: the interim kernels then call the ops'
+    out= overloads, which torch_musa registers itself (musa_functions.yaml:798, :2623)."""
+    out = last_json(run_sim("""
+import json
+from torchada.areas._kit import kernels
+kernels.native_kernel = lambda *args, **kwargs: None     # what torch < 2.9 gives
+from torchada.areas._op_overrides import interim
+log, multinomial = interim.kernel(torch, "log"), interim.kernel(torch, "multinomial")
+x = torch.tensor([0.5, 1.0, 4.0, 0.0])
+i = torch.tensor([1, 2, 8])
+c = torch.tensor([1 + 1j, -2 + 0.5j])
+w = torch.tensor([[0.0, 0.0, 3.0, 0.0], [1.0, 0.0, 0.0, 0.0]])
+got = {"f32": log(None, x.cuda()), "int": log(None, i.cuda()), "complex": log(None, c.cuda()),
+       "multinomial": multinomial(None, w.cuda(), 1)}
+ref = {"f32": torch.log(x), "int": torch.log(i), "complex": torch.log(c),
+       "multinomial": torch.tensor([[2], [0]])}
+print(json.dumps({k: [str(got[k].dtype) == str(ref[k].dtype), got[k].device.type,
+                      torch.equal(got[k].cpu(), ref[k])] for k in got}))
+""", TORCHADA_SIM_TORCH_MUSA_VERSION=IN_RANGE))
+    assert out == {k: [True, "musa", True] for k in ("f32", "int", "complex", "multinomial")}
+
+
+def test_a_swap_that_raises_never_reaches_the_users_call():
+    out = last_json(run_sim(WARM_THEN + """
+class Broken:                      # an extension whose registration fails
+    def install(self, ops, debug):
+        raise RuntimeError("registration refused")
+shared.background().result = Broken()
+got = torch.log(x.cuda()).cpu().tolist()           # the swap fails here, inside this call
+again = torch.log(x.cuda()).cpu().tolist()
+print(json.dumps({"got": got, "again": again, "cpu": torch.log(x).tolist(),
+                  "answering": answering("log"), "status": status()}))
+""", TORCHADA_SIM_TORCH_MUSA_VERSION=IN_RANGE))
+    assert out["got"] == out["again"] == out["cpu"]
+    assert out["answering"] == "torch_musa"
+    line = [l for l in out["status"] if "cpp_overrides:" in l][0]
+    assert "log left to torch_musa: swapping in failed: RuntimeError: registration refused" in line

@@ -46,7 +46,9 @@ class CompiledOverrides:
         self._libraries = {}         # op -> the library of its Python kernel
         self._lock = threading.Lock()
         self._pending = True         # until the swap (or the give-back) is done
-        self._capturing = getattr(torch, "musa").is_current_stream_capturing
+        # a torch_musa without it cannot tell: swap at the first call after the build
+        self._capturing = getattr(getattr(torch, "musa", None), "is_current_stream_capturing",
+                                  lambda: False)
 
     # -- activation and revert -------------------------------------------------------------
     def install(self):
@@ -95,7 +97,11 @@ class CompiledOverrides:
                 if build.error is not None:
                     self._give_back(self.ops)
                 else:
-                    self._swap(build.result, device)
+                    try:
+                        self._swap(build.result, device)
+                    except Exception as exc:  # never the user's call: the fallbacks stay
+                        self._stand_aside_all("swapping in failed: %s: %s"
+                                              % (type(exc).__name__, exc))
                 self._pending = False
         return bool(self.installed)
 
@@ -118,6 +124,17 @@ class CompiledOverrides:
                 self.stood_aside[op] = problem
         self.module, self.installed = module, tuple(installed)
         self._give_back([op for op in self.ops if op not in self.installed])
+
+    def _stand_aside_all(self, why):
+        if self.module is not None and self.installed:
+            try:
+                self.module.uninstall(list(self.installed))
+            except Exception:  # a half-installed op keeps what it has; the status says why
+                pass
+        self.installed = ()
+        for op in self.ops:
+            self.stood_aside.setdefault(op, why)
+        self._give_back([op for op in self.ops if op in self._libraries])
 
     def _give_back(self, ops):
         """These ops keep torch_musa's kernel, or the unit's Python fallback for them."""
