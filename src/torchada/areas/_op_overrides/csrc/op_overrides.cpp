@@ -80,11 +80,13 @@ at::Tensor multinomial_kernel(const at::Tensor& self, int64_t samples, bool repl
   TORCH_CHECK(categories <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
   at::Tensor weights = (self.dim() == 1 ? self.unsqueeze(0) : self).contiguous();
   if (weights.numel() > 0 && !torchada_ops::stream_capturing()) {
-    // torch's value checks and messages (Distributions.cpp, multinomial's fast path): one
-    // wait for the device, as torch's own call makes.  torch makes them for one sample or
-    // without replacement and leaves the other case to a device assert, which ends the
-    // process's device context; here every eager call gets the clear error.  Under capture
-    // nothing may wait: bad weights then count as zero (kernels.h).
+    // torch's value checks and messages (aten/src/ATen/native/Distributions.cpp,
+    // multinomial's fast path): torch 2.7, which torch_musa 2.7.1 runs, makes them with
+    // .item() (one wait for the device) for one sample or without replacement and leaves
+    // the other case to the kernel's device assert; later torch asserts on the device for
+    // both (_assert_async), which ends the process's device context.  Here every eager call
+    // gets the clear error.  Under capture nothing may wait: bad weights then count as zero
+    // (kernels.h).
     bool valid = ((weights.max() < std::numeric_limits<double>::infinity()) &
                   (weights.min() >= 0)).item<bool>();
     TORCH_CHECK(valid, "probability tensor contains either `inf`, `nan` or element < 0");
