@@ -55,6 +55,38 @@ def build(torch, work):
     return ops, graph_exec, time.perf_counter() - started
 
 
+# The simulator's host loop over sampling.h (kernels_sim.cpp's, on plain CPU tensors): the
+# twin's device draws must equal it for the same seed and offset.
+HOST_DRAW = r"""
+#include <torch/extension.h>
+#include <vector>
+#include "sampling.h"
+at::Tensor host_draw(const at::Tensor& weights, int64_t samples, bool replacement,
+                     int64_t seed, int64_t offset) {
+  at::Tensor w = weights.contiguous();
+  const int64_t rows = w.size(0), categories = w.size(1);
+  at::Tensor out = at::empty({rows, samples}, at::kLong);
+  std::vector<char> taken(categories);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::fill(taken.begin(), taken.end(), 0);
+    torchada_ops::sampling::sample_row(w.data_ptr<float>() + r * categories, categories,
+                                       samples, replacement, uint64_t(seed), uint64_t(offset),
+                                       r, taken.data(), out.data_ptr<int64_t>() + r * samples);
+  }
+  return out;
+}
+"""
+
+
+def build_host_draw(work):
+    from torch.utils import cpp_extension
+
+    return cpp_extension.load_inline(
+        "torchada_sampling_host", cpp_sources=HOST_DRAW, functions=["host_draw"],
+        extra_include_paths=[OPS_CSRC], extra_cflags=["-O2"],
+        build_directory=_mkdir(work, "host_draw"), verbose=False)
+
+
 def _mkdir(base, name):
     path = os.path.join(base, name)
     os.makedirs(path, exist_ok=True)
@@ -164,8 +196,20 @@ def chi2_p(torch, observed, expected):
     return stat, dof, p
 
 
-def multinomial_checks(torch, torch_messages):
+def multinomial_checks(torch, torch_messages, host_draw=None):
     out = {}
+    if host_draw is not None:  # the same seed and offset: device kernel == simulator loop
+        w = torch.rand(300, 40, generator=torch.Generator().manual_seed(3)) + 0.01
+        w[::7, ::3] = 0.0
+        same_draws = []
+        for replacement in (True, False):
+            for seed in (1, 99, 2**40 + 5):
+                g = torch.Generator(device="cuda").manual_seed(seed)
+                device = torch.multinomial(w.cuda(), 12, replacement=replacement,
+                                           generator=g).cpu()
+                host = host_draw.host_draw(w, 12, replacement, seed, 0)
+                same_draws.append(bool(torch.equal(device, host)))
+        out["device_equals_simulator_arithmetic"] = all(same_draws)
     probs = torch.tensor([0.02, 0.05, 0.08, 0.10, 0.12, 0.13, 0.15, 0.15, 0.10, 0.10],
                          dtype=torch.float64)
     k = probs.numel()
@@ -406,7 +450,11 @@ def main():
     result["log_per_case"] = per_case
     result["log_equal"] = all(per_case.values())
 
-    for name, fn in (("multinomial", lambda: multinomial_checks(torch, torch_messages)),
+    try:
+        host_draw = build_host_draw(work)
+    except Exception:
+        host_draw, result["host_draw_error"] = None, traceback.format_exc()[-1500:]
+    for name, fn in (("multinomial", lambda: multinomial_checks(torch, torch_messages, host_draw)),
                      ("rotation", lambda: rotation_checks(torch, graph_exec))):
         try:
             result[name] = fn()
@@ -419,6 +467,7 @@ def main():
         multinomial.get("chi2_p_no_replacement", 0) > 1e-3 and
         multinomial.get("graph_replays_distinct") and multinomial.get("rejections_as_torch") and
         multinomial.get("two_calls_differ") and multinomial.get("reseed_repeats") and
+        multinomial.get("device_equals_simulator_arithmetic") and
         result["log_equal"] and result["isfinite_equal"] and
         rotation.get("evictions", 0) > 0 and rotation.get("max_abs_diff") == 0.0 and
         rotation.get("max_live_executables", 99) <= rotation.get("cap", 0))
