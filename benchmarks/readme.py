@@ -75,6 +75,16 @@ BENCHMARKS = [
           "benchmarks/operator_fixes_cost.py [--rounds 15] [--calls 2000] [--pairs 3]",
           "Each operator fix unit on against off, per call, on musa and on the CPU (CPU calls "
           "never reach a fix: ratio ~1.0).", ["*.ratio"]),
+    Bench("cold_first_call", "cold_first_call.py",
+          "benchmarks/cold_first_call.py [--processes 7]",
+          "The first multinomial / log / isfinite call on musa tensors in a fresh process, "
+          "timed in the child around the call: cold cache (the compiled overrides not built; "
+          "the compiler is tests/fixtures/test_cxx.sh in its slow mode, which sleeps instead "
+          "of using the CPU), warm cache (`torchada build` first) and off (operator_fixes "
+          "switched off). torch_musa 2.11.0.post1 label, medians over the processes, in ms. "
+          "Goal: cold within 1 ms of warm (before the background build, a cold first call "
+          "waited for the compiler: about 26 s on the machine of issue 16).",
+          ["*.cold_ms", "*.warm_ms", "*.off_ms", "*.cold_minus_warm_ms"]),
     Bench("lint_throughput", "lint_throughput.py",
           "benchmarks/lint_throughput.py [--runs 5] [--package NAME==VERSION ...]",
           "`torchada lint` over real projects' Python sources.",
