@@ -124,3 +124,15 @@ def test_fix_units_doc_is_current():
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "operator_fixes.md").read_text()
     assert doc == manifest.fixes_markdown()
+
+
+def test_a_per_trigger_rows_version_entries_gate_their_own_triggers():
+    row = Area("pkgs", ("alpha.sub", "beta_pkg.sub"), per_trigger=True,
+               versions=(("alpha", ">=2.0"), ("beta-pkg", ">=3.0"), ("other", ">=1.0"),
+                         ("torch", ">=2.7")))
+    alpha, beta = row.gate("alpha.sub"), row.gate("beta_pkg.sub")
+    # each trigger keeps its own package's entry and the entries no trigger owns
+    assert alpha.versions == (("alpha", ">=2.0"), ("other", ">=1.0"))
+    assert beta.versions == (("beta-pkg", ">=3.0"), ("other", ">=1.0"))
+    assert alpha.torch == beta.torch == ">=2.7"
+    assert row.gate().versions == (("alpha", ">=2.0"), ("beta-pkg", ">=3.0"), ("other", ">=1.0"))
