@@ -174,6 +174,23 @@ def test_build_command_names_what_failed(tmp_path):
             in proc.stderr), proc.stderr
 
 
+def test_build_command_with_cxx_false_names_each_piece_that_failed(tmp_path):
+    from torchada._core.files import user_cache_root
+
+    proc = build("--simulate", env=clean_env(XDG_CACHE_HOME=tmp_path, CXX="/bin/false",
+                                             TORCHADA_SIM_CACHE_DIR=user_cache_root(),
+                                             TORCHADA_SIM_TORCH_MUSA_VERSION=IN_RANGE))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("simulator backend:"), lines  # (c++ on PATH, not CXX)
+    assert lines[1].startswith("compiled operator overrides:     FAILED: the compiled operator "
+                               "overrides did not build"), lines
+    assert lines[2].startswith("graph executable extension:      FAILED: the graph executable "
+                               "extension did not build"), lines
+    assert ("torchada build: failed: compiled operator overrides, graph executable extension"
+            in proc.stderr), proc.stderr
+
+
 def test_build_command_off_musa_needs_nothing():
     proc = build(env=clean_env())
     assert proc.returncode == 0, proc.stderr
