@@ -19,8 +19,8 @@ def status():
 """
 
 
-# The real compiler for the simulator's backend, a refusing one (slow first, if asked) for
-# torchada's extensions: tests/fixtures/test_cxx.sh.
+# A compiler that refuses torchada's extensions (after sleeping 60 s, if asked) and passes
+# everything else to c++: tests/fixtures/test_cxx.sh.
 TEST_CXX = FIXTURES / "test_cxx.sh"
 
 
