@@ -127,8 +127,9 @@ BENCHMARKS = [
           ["counting_wrappers.*", "ns.*.off", "ns.*.on_minus_off"]),
     Bench(None, "musa_twin.py", "benchmarks/musa_twin.py [--out FILE]",
           "The CUDA twin of torchada's MUSA native code, compiled unchanged with "
-          "cuda_twin.h and checked on an NVIDIA GPU (needs nvcc and CUDA torch); prints, "
-          "not recorded.", []),
+          "cuda_twin.h and checked on an NVIDIA GPU (needs nvcc and CUDA torch); prints one "
+          "JSON, not recorded here: the H200 result is results/musa_twin_h200.json, and "
+          "docs/native_twin.md says when to rerun it.", []),
 ]
 
 # Helpers beside the scripts, not benchmarks themselves.
