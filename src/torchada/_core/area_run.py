@@ -73,7 +73,7 @@ def run(module, journal, fixes=(), trigger=None, area=None):
     states = {}
     for name in fixes:
         unit = units.get(name)
-        if unit is None:  # checked at load; a module edited since is this unit's failure
+        if unit is None:  # the registry checks at load; a hand call may name any fix
             states[name] = (FAILED, "no @_kit.fix(%r) unit in %s" % (name, module.__name__))
             continue
         mark = journal.savepoint()
