@@ -69,9 +69,11 @@ def _native(out):
     except Exception as exc:
         state["prefilter"] = "unknown (%s)" % _one_line(exc)
     try:
-        from torchada.areas import devices
+        import torchada
 
-        state["route"] = devices.ROUTE
+        # the devices area notes "torch.device: <mode>; calls: <route>" (ctx.note)
+        note = next((a.note for a in torchada.status().areas if a.name == "devices"), None)
+        state["route"] = note.split("calls: ", 1)[1] if note and "calls: " in note else None
     except Exception as exc:
         state["route"] = "unknown (%s)" % _one_line(exc)
     try:
