@@ -51,6 +51,11 @@ def test_healthy_on_the_simulated_device_json():
     assert ("ok", "platform", "musa: simulated torch_musa (TORCHADA_SIMULATE_MUSA)") in texts
     assert ("info", "areas", "devices applied") in texts
     assert ("info", "areas", "cuda_namespace applied") in texts
+    # the route the devices area took, read from its status note (a compiled prefilter
+    # serves the C route; without one the finding is a warning naming why)
+    (prefilter,) = [t for t in texts if t[1] == "native" and "device prefilter" in t[2]]
+    if prefilter[0] == "ok":
+        assert prefilter[2] == "device prefilter: compiled, loaded (route: C prefilter)"
     # an area whose trigger was not imported: its gate is asked, nothing applied
     assert any(t[2].startswith("triton_extra pending: would") for t in texts)
     assert not [t for t in texts if t[0] == "FAIL"]
