@@ -344,6 +344,7 @@ def test_build_killed_mid_way_then_a_fresh_start(warm, tmp_path, monkeypatch):
     seed_sim(base, monkeypatch, CXX=cxx)
     killed = run(base, CXX=cxx, KILL_BUILD="1", check=False)
     assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr[-2000:])
+    assert all(os.path.getsize(p) != 4000 for p in libraries(base / "xdg"))  # nothing short placed
     out, _ = assert_right(run(base, CXX=cxx), most_warnings=0)
     assert any("compiled" in line for line in out["status"]), out["status"]
     assert all(size != 4000 for size in out["mapped"].values()), out["mapped"]
