@@ -50,3 +50,41 @@ def test_bad_rows_raise_torchs_messages_outside_capture_and_draw_inside():
     assert sorted(out["good_row"][0]) == [0, 2]
     # a zero row inside the capture: no wait, no raise; it draws category 0 (kernels.h)
     assert out["captured_zero_row"] == [0, 0]
+
+
+SWAP_IN = """
+from torchada.areas._op_overrides import shared as _shared
+torch.log(torch.ones(1, device="cuda"))
+assert _shared.background().wait(900), "the extension did not build in 900 s"
+torch.log(torch.ones(1, device="cuda"))           # swaps the compiled kernels in
+"""
+
+GENERATORS = """
+import json
+w = torch.ones(2, 4, device="cuda")
+try:
+    torch.multinomial(w, 1, generator=torch.Generator())
+    cpu_generator = "no error"
+except RuntimeError as e:
+    cpu_generator = str(e).splitlines()[0]
+g = torch.Generator(device="cuda")
+g.manual_seed(7)
+first = torch.multinomial(w, 2, generator=g).cpu().tolist()
+g.manual_seed(7)
+again = torch.multinomial(w, 2, generator=g).cpu().tolist()
+print(json.dumps({"cpu_generator": cpu_generator, "first": first, "again": again}))
+"""
+
+
+def test_a_generator_of_another_device_is_refused_as_torch_musa_refuses_it():
+    """The reference is torch_musa's own kernel on the simulator (operator_fixes off), which
+    refuses a CPU generator through ATen's check_generator."""
+    proc = run_sim(SWAP_IN + GENERATORS, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1",
+                   TORCHADA_DEBUG_CPP_OPS="1")
+    compiled = last_json(proc)
+    assert "torchada cpp op: multinomial" in proc.stderr
+    native = last_json(run_sim(GENERATORS, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1",
+                               TORCHADA_DISABLE_AREAS="operator_fixes"))
+    assert native["cpu_generator"].startswith("Expected a 'musa' device type for generator")
+    assert compiled["cpu_generator"] == native["cpu_generator"]
+    assert compiled["first"] == compiled["again"]            # a musa generator, reseeded, repeats

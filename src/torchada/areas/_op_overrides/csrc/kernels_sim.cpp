@@ -21,6 +21,15 @@ namespace {
 // csrc/aten/musa/MUSAGeneratorImpl.cpp:104, MUSAGeneratorState::increase).
 std::pair<uint64_t, uint64_t> reserve(std::optional<at::Generator> gen, c10::Device device,
                                       uint64_t increment) {
+  // A generator of another device is refused as torch_musa's kernel refuses it: its
+  // at::get_generator_or_default<MUSAGeneratorImpl> goes through ATen's check_generator
+  // (aten/src/ATen/core/Generator.h), "Expected a 'musa' device type for generator ...".
+  if (gen.has_value() && gen->defined()) {
+    TORCH_CHECK(gen->device().type() == device.type(), "Expected a '",
+                c10::DeviceTypeName(device.type(), /*lower_case=*/true),
+                "' device type for generator but found '",
+                c10::DeviceTypeName(gen->device().type(), /*lower_case=*/true), "'");
+  }
   at::Generator g = gen.has_value() && gen->defined()
                         ? *gen : at::globalContext().defaultGenerator(device);
   std::lock_guard<std::mutex> lock(g.mutex());
