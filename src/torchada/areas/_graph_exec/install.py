@@ -63,5 +63,5 @@ def install(ctx):
 
         ctx.setattr(cls, "reinstantiate_graph", reinstantiate_graph)
     _ACTIVE.append(rotation)
-    ctx.journal.on_revert(lambda: _ACTIVE.remove(rotation))
+    ctx.on_revert(lambda: _ACTIVE.remove(rotation))
     return rotation
