@@ -56,9 +56,11 @@ def test_area_modules_stay_small(name):
     assert _function_lengths(path).get("apply", 0) <= 40, path
 
 
-def test_no_area_branches_on_a_fix_name():
-    """Fixes are units the registry calls; no string-matched ``fix_enabled`` branch."""
-    found = [str(p) for p in AREAS_DIR.rglob("*.py") if "fix_enabled" in p.read_text()]
+def test_no_area_branches_on_a_fix_name_or_writes_past_the_context():
+    """Fixes are units the registry calls (no string-matched ``fix_enabled`` branch), and
+    areas write through ``ctx.setattr`` / ``setitem`` / ``on_revert``, not its journal."""
+    found = [(str(p), word) for p in AREAS_DIR.rglob("*.py") for word in
+             ("fix_enabled", "ctx.journal") if word in p.read_text()]
     assert found == []
 
 
