@@ -1,5 +1,5 @@
 // A C prefilter in front of torchada's Python device wrappers (issue 14: calls that name no
-// CUDA device cost about +0).  The device map and the Python wrappers (areas/devices.py)
+// CUDA device cost about +0).  The device map and the Python wrappers (areas/_devices/)
 // decide every translation; this object only reads the map: when the device argument is
 // absent, not of a class that can name CUDA, or a name the map knows to be untouched, it
 // calls torch's original directly (vectorcall, no Python frame); when the map already holds
