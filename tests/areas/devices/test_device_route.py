@@ -105,7 +105,9 @@ def test_without_the_compiled_prefilter_the_python_route_serves_and_status_says_
     assert hidden["zeros_cuda"] == ["musa:0", "torch.float32", [0.0, 0.0]]
     status = [line for line in proc.stdout.splitlines() if not line.startswith("{")]
     assert sum(NOT_BUILT in line for line in status) == 1, status   # one line says why
-    assert "Traceback" not in proc.stderr and "warn" not in proc.stderr.lower(), proc.stderr
+    # no warning of torchada's (torch's own start-up lines, e.g. 2.7.1's, are not ours)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert not [line for line in proc.stderr.splitlines() if "torchada" in line.lower()], proc.stderr
 
 
 def test_nothing_is_compiled_or_written_at_exit(tmp_path):
