@@ -11,8 +11,10 @@ TABLE = """
 def answering(op):
     row = [l for l in torch._C._dispatch_dump_table("aten::" + op).splitlines()
            if l.startswith("PrivateUse1:")]
-    return "compiled" if "op_overrides.cpp" in row[0] else "python" if "overrides.py" in row[0] \\
-        else "torch_musa"
+    # torch 2.7 registers a Python kernel without its source location ("/dev/null"); later
+    # releases name the registering file (overrides.py for the interim kernels)
+    python = "overrides.py" in row[0] or "registered at /dev/null:" in row[0]
+    return "compiled" if "op_overrides.cpp" in row[0] else "python" if python else "torch_musa"
 def status():
     return [l.strip() for l in str(torchada.status()).splitlines()
             if "cpp_overrides:" in l or "isfinite_async:" in l]
