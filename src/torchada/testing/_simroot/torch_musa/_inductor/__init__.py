@@ -48,9 +48,18 @@ class _NoMusaDeviceOps:
 
 
 def _init_inductor_backend_registration():
+    from torch._inductor.codegen import common
     from torch._inductor.codegen.common import (register_backend_for_device,
                                                 register_device_op_overrides)
 
+    # torch 2.7's get_device_op_overrides loads torch's own entries (cpu, cuda, xpu, mps) only
+    # while device_op_overrides_dict is empty (2.13 loads them on every call), so a "musa" entry
+    # made first leaves CPU Inductor with KeyError: 'cpu'. Load torch's own entries first; the
+    # lookup is torch's public path for that on both releases. Real torch_musa registers from
+    # its patched init_backend_registration (torch_patches/torch__inductor_codegen_common.py.patch),
+    # later than here; whether real torch 2.7.1 + torch_musa then hits the same KeyError for a
+    # CPU compile is unknown (the source does not decide: it depends on whether a lookup ran first).
+    common.get_device_op_overrides("cpu")
     register_device_op_overrides("musa", _NoMusaDeviceOps())
     register_backend_for_device("musa", _NoMusaCodegen, _NoMusaCodegen, _NoMusaCodegen)
 
