@@ -64,6 +64,12 @@ def ops(t):
 device = "cuda" if torch.cuda.is_available() or hasattr(torch, "musa") else "cpu"
 out = {"cpu": ops(torch.ones(3)), "cpu_int": ops(torch.ones(3, dtype=torch.int32))}
 if hasattr(torch, "musa"):
+    # the compiled kernels are built or loaded off the calling thread and swapped in at a
+    # later call: done before tracing, so no swap (and its probes) lands in a traced call
+    from torchada.areas._op_overrides import shared
+    torch.isfinite(torch.ones(1, device="cuda"))
+    assert shared.background().wait(900)
+    torch.isfinite(torch.ones(1, device="cuda"))
     out["musa"] = ops(torch.ones(3, device="cuda"))
     out["musa_int"] = ops(torch.ones(3, dtype=torch.int32, device="cuda"))
 print(json.dumps(out))
