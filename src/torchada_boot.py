@@ -27,6 +27,9 @@ _OFF_WORDS = ("off", "0", "false", "no")
 # The decision of this process: None until activate() ran, then a (platform, reason) tuple.
 # platform is one of "musa", "cuda", "cpu", "off" or None (auto-detection found no MUSA).
 decision = None
+# "<exception type>: <message>" when activating torchada raised (the decision may still say
+# musa: the machine is one, torchada is not running on it); read by `torchada doctor`.
+error = None
 
 
 def _warn(message):
@@ -155,7 +158,7 @@ def _decide():
 
 def activate():
     """Entry point of the start-up hook. Idempotent; never raises."""
-    global decision
+    global decision, error
     if decision is not None:
         return decision
     try:
@@ -166,6 +169,7 @@ def activate():
             activation.activate_musa(decision[1])
     except Exception as exc:  # the user's program must run whatever happens here
         decision = decision or ("off", "boot error")
+        error = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300])
         _warn("start-up hook failed (%s: %s); torchada is inactive. Disable it with "
               "TORCHADA_PLATFORM=off" % (type(exc).__name__, exc))
     return decision

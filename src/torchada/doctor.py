@@ -18,7 +18,10 @@ Broken (exit status 1):
   * the hook file is in no site directory, or it is there and does not fire;
   * torch does not import;
   * on a MUSA machine (a torch_musa is findable, or the simulator is asked for): the hook
-    does not activate torchada, torch_musa does not import, or an area failed.
+    does not activate torchada (it did not run, or activating raised), torch_musa does not
+    import, or an area failed;
+  * the probe could not read the hook's decision or torchada's status (``boot_error``,
+    ``areas_error``); its other steps' errors (versions, finders, native) are warnings.
 Everything else is a warning (exit status 0): torchada still runs the program.
 """
 import json
@@ -27,6 +30,8 @@ import shutil
 import subprocess
 import sys
 
+from torchada.doctor_finders import owner
+
 OK, INFO, WARN, FAIL = "ok", "info", "warn", "FAIL"
 HOOK_FILES = ("torchada_autoload.pth", "torchada_autoload.start")
 # Not `pip install torchada`: that name on PyPI is an unrelated package (README).
@@ -34,10 +39,13 @@ REINSTALL = ("reinstall torchada into this interpreter's environment from its ch
              "wheel: %s -m pip install --force-reinstall --no-deps ./torchada (or "
              "dist/torchada-*.whl); it puts torchada_autoload.pth into site-packages"
              % os.path.basename(sys.executable))
-# Import finders that are expected: the interpreter's, torchada's, setuptools' and
-# torch_musa's own (the simulator's included).
-KNOWN_FINDERS = ("_frozen_importlib.", "_frozen_importlib_external.", "torchada.",
-                 "_distutils_hack.", "__editable___", "torch_musa.", "six.", "pkg_resources.")
+REPORT = "report it with the output of `torchada doctor --json`"
+# The probe's steps (doctor_probe.probe): what each reads, and whether its error breaks.
+PROBE_STEPS = (("boot", "the start-up hook's decision", FAIL),
+               ("areas", "torchada.status()", FAIL),
+               ("versions", "the versions of torch_musa, triton and mccl", WARN),
+               ("finders", "the import finders", WARN),
+               ("native", "the native pieces", WARN))
 CHILD_TIMEOUT_S = 300
 
 
@@ -240,6 +248,14 @@ def _platform(found, data):
                                  data.get("torch_musa_entry") or "simulated",
                                  decision[1] if decision else "it did not run"),
                              REINSTALL))
+    elif data.get("activated") is False or data.get("activation_error"):
+        found.append(Finding(FAIL, "platform", "this is a MUSA machine (%s) but torchada is "
+                             "not running: activating it raised %s" % (
+                                 decision[1], data.get("activation_error") or "no error, and "
+                                 "no registry was made"),
+                             "%s; if that does not help, %s (TORCHADA_PLATFORM=off runs "
+                             "programs without torchada meanwhile)" % (REINSTALL, REPORT)))
+        return True
     else:
         found.append(Finding(OK, "platform", "musa: %s" % decision[1]))
     if data.get("torch_musa_error"):
@@ -255,8 +271,9 @@ def _platform(found, data):
 
 def _native(found, data):
     native = data.get("native") or {}
-    if data.get("platform") != "musa" or data.get("torch_musa_error"):
-        return  # nothing native is loaded without torch_musa
+    if (data.get("platform") != "musa" or data.get("torch_musa_error")
+            or data.get("activated") is False):
+        return  # nothing native is loaded without torch_musa, or without torchada running
     if native.get("prefilter"):
         found.append(Finding(WARN, "native", "device prefilter: %s" % native["prefilter"],
                              "reinstall torchada from a wheel (or with a C++ compiler)"))
@@ -283,15 +300,37 @@ def _finders(found, data):
     mine = next((i for i, f in enumerate(finders) if f.endswith("TorchadaFinder")), None)
     if data.get("active") and mine is None:
         found.append(Finding(FAIL, "finders", "torchada is active but its import finder is "
-                             "not on sys.meta_path", "report this with `torchada doctor --json`"))
+                             "not on sys.meta_path", REPORT))
+    known = []
     for i, name in enumerate(finders):
-        if not name.startswith(KNOWN_FINDERS):
-            where = "before" if mine is not None and i < mine else "after"
-            found.append(Finding(WARN, "finders", "%s is on sys.meta_path %s torchada's finder: "
-                                 "if it supplies torch modules, areas may apply late or not "
-                                 "at all" % (name, where if mine is not None else "(torchada "
-                                             "inactive)"),
-                                 "check `torchada status` after import torch in your program"))
+        who = owner(name)
+        if who is not None:
+            if who not in ("the interpreter", "torchada"):
+                known.append("%s (%s)" % (name, who))
+            continue
+        where = "before" if mine is not None and i < mine else "after"
+        found.append(Finding(WARN, "finders", "%s is on sys.meta_path %s torchada's finder: "
+                             "if it supplies torch modules, areas may apply late or not "
+                             "at all" % (name, where if mine is not None else "(torchada "
+                                         "inactive)"),
+                             "check `torchada status` after import torch in your program"))
+    if known:
+        found.append(Finding(INFO, "finders", "known: %s" % ", ".join(known)))
+
+
+def _probe_errors(found, data):
+    """One finding per probe step that raised (a FAIL for the ones the verdict rests on)."""
+    named = {step for step, _, _ in PROBE_STEPS}
+    for step, what, level in PROBE_STEPS:
+        # a failed activation fails status() the same way: one problem, said once
+        if data.get(step + "_error") and data[step + "_error"] != data.get("activation_error"):
+            found.append(Finding(level, "probe",
+                                 "reading %s in a fresh interpreter raised %s"
+                                 % (what, data[step + "_error"]), REPORT))
+    handled = named | {"torch", "torch_musa", "activation"}
+    for key in sorted(data):
+        if key.endswith("_error") and data[key] and key[:-len("_error")] not in handled:
+            found.append(Finding(WARN, "probe", "%s: %s" % (key, data[key]), REPORT))
 
 
 def _environment(found):
@@ -334,19 +373,33 @@ def diagnose():
     fires, hook_error = hook_fires()
     data, error = probe()
     facts.update(hook_files=files, hook_fires=fires, probe=data, probe_error=error)
-    _versions(found, facts, data, musa_system())
+    system = _guarded(found, "the MUSA driver and toolkit", musa_system) or {}
+    _versions(found, facts, data, system)
     _hook(found, files, fires, hook_error)
     if data is None:
         found.append(Finding(FAIL, "platform", "a fresh interpreter could not be examined: %s"
                              % error, "run `%s -c 'import torch, torchada'` to see why"
                              % os.path.basename(sys.executable)))
     else:
-        _platform(found, data)
-        _native(found, data)
-        _finders(found, data)
-        _areas(found, data)
-    _environment(found)
+        _probe_errors(found, data)
+        if "boot_error" not in data:  # without the decision the rest has nothing to read
+            _platform(found, data)
+            _native(found, data)
+            _finders(found, data)
+            _areas(found, data)
+    _guarded(found, "the CUDA / MUSA variables", _environment, found)
     return found, facts
+
+
+def _guarded(found, what, step, *args):
+    """``step(*args)``, or None and a warning when it raises: these steps import parts of
+    torchada in this process, and the doctor must describe a broken install, not crash."""
+    try:
+        return step(*args)
+    except Exception as exc:
+        found.append(Finding(WARN, "doctor", "reading %s raised %s: %s" % (
+            what, type(exc).__name__, " ".join(str(exc).split())[:300]), REPORT))
+        return None
 
 
 def format_findings(found):

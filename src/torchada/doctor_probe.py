@@ -28,6 +28,15 @@ def _boot_state(out):
     platform, reason = torchada_boot.activate()  # what it decides (idempotent)
     out["platform"], out["reason"] = platform, reason
     out["torch_musa_entry"] = torchada_boot.real_torch_musa_entry()
+    # Whether torchada runs: the decision says musa even when activation then raised.
+    out["activation_error"] = getattr(torchada_boot, "error", None)
+    try:
+        from torchada._core import activation
+
+        out["activated"] = activation.registry is not None
+    except Exception as exc:  # a broken install: the same import failed in the hook
+        out["activated"] = False
+        out["activation_error"] = out["activation_error"] or _one_line(exc)
 
 
 def _versions(out, torch):

@@ -1,5 +1,6 @@
 """`torchada doctor` on a healthy, a half-installed and a broken environment, on the simulated
 device and on this machine without MUSA: exit codes, the problem lines and their fixes."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -51,11 +52,18 @@ def test_healthy_on_the_simulated_device_json():
     assert ("ok", "platform", "musa: simulated torch_musa (TORCHADA_SIMULATE_MUSA)") in texts
     assert ("info", "areas", "devices applied") in texts
     assert ("info", "areas", "cuda_namespace applied") in texts
-    # the route the devices area took, read from its status note (a compiled prefilter
-    # serves the C route; without one the finding is a warning naming why)
+    # the route the devices area took, read from its status note: the C route exactly
+    # when the compiled prefilter is installed beside the package (asked here, apart from
+    # the doctor), else a warning naming why
     (prefilter,) = [t for t in texts if t[1] == "native" and "device prefilter" in t[2]]
-    if prefilter[0] == "ok":
-        assert prefilter[2] == "device prefilter: compiled, loaded (route: C prefilter)"
+    built = importlib.util.find_spec("torchada.areas._fastpath._prefilter") is not None
+    if built:
+        assert prefilter == ("ok", "native", "device prefilter: compiled, loaded (route: C "
+                                             "prefilter)")
+    else:
+        from torchada.areas._fastpath import NOT_BUILT
+
+        assert prefilter == ("warn", "native", "device prefilter: %s" % NOT_BUILT)
     # an area whose trigger was not imported: its gate is asked, nothing applied
     assert any(t[2].startswith("triton_extra pending: would") for t in texts)
     assert not [t for t in texts if t[0] == "FAIL"]
@@ -117,17 +125,28 @@ def test_environment_conflicts_are_warnings_with_a_fix():
     assert "CUDA_VISIBLE_DEVICES='0' but MUSA_VISIBLE_DEVICES='1'" in warn
 
 
-def test_a_foreign_import_finder_is_named(tmp_path):
+_FINDER = ("import sys\n"
+           "class {name}:\n"
+           "    def find_spec(self, name, path=None, target=None):\n"
+           "        return None\n"
+           "sys.meta_path.insert(0, {name}())\n")
+
+
+def test_a_foreign_import_finder_is_named_and_known_ones_are_not(tmp_path):
+    # the finders virtualenv / uv (module _virtualenv) and a setuptools editable install
+    # put on sys.meta_path, with their module and class names, beside a foreign one
+    (tmp_path / "_virtualenv.py").write_text(_FINDER.format(name="_Finder"))
+    (tmp_path / "__editable___demo_1_0_finder.py").write_text(
+        _FINDER.format(name="_EditableFinder"))
     (tmp_path / "sitecustomize.py").write_text(
-        "import sys\n"
-        "class Interceptor:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        return None\n"
-        "sys.meta_path.insert(0, Interceptor())\n")
+        "import _virtualenv, __editable___demo_1_0_finder\n" + _FINDER.format(name="Interceptor"))
     proc = _doctor(PYTHONPATH=os.pathsep.join([str(SRC), str(tmp_path)]), TORCHADA_SIMULATE_MUSA="1")
     assert proc.returncode == 0, proc.stdout
     [warn] = [l for l in _lines(proc, "warn") if "finders" in l]
     assert "sitecustomize.Interceptor is on sys.meta_path" in warn
+    [known] = [l for l in proc.stdout.splitlines() if " finders " in l and "known:" in l]
+    assert "_virtualenv._Finder (virtualenv / uv" in known
+    assert "__editable___demo_1_0_finder._EditableFinder (a setuptools editable install)" in known
 
 
 def test_help_lists_doctor():
