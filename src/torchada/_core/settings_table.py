@@ -74,6 +74,27 @@ SETTINGS = (
             "write the translation report there at exit, one JSON file per process "
             "(rank-aware under torchrun); implies TORCHADA_TRACE=1",
             Text("a directory")),
+    Setting("TORCHADA_CPU_FALLBACK", ("1", "0"), "1",
+            "operators torch_musa has no kernel for run on CPU copies, results back on the "
+            "device (one warning per op; docs/cpu_fallback.md); 0: they raise as torch_musa "
+            "does", Flag(True)),
+    Setting("TORCHADA_CPU_FALLBACK_OPS", ("<aten::op[.overload],...>",), "none",
+            "operators to run on the CPU even where torch_musa has a kernel (a broken "
+            "kernel's workaround; an unknown name gets one warning)",
+            Text("operator names like aten::cumprod or aten::std.correction, separated by "
+                 "commas", "")),
+    Setting("TORCHADA_VERIFY", ("1", "first", "all", "0"), "0",
+            "rerun every op on a musa tensor on CPU copies and compare (docs/verify.md): "
+            "1 / first stops at the first mismatch, all tabulates them",
+            Choice(("1", "first", "all", "0", "on", "true", "yes", "off", "false", "no"),
+                   None, dict(dict.fromkeys(("1", "first", "on", "true", "yes"), "first"),
+                              **dict.fromkeys(("0", "off", "false", "no"), None)))),
+    Setting("TORCHADA_VERIFY_FIRST", ("0..2147483647",), "every call",
+            "verify checks the first N calls of each op (then only every Kth: "
+            "TORCHADA_VERIFY_EVERY)", IntRange(0, (1 << 31) - 1, (1 << 31) - 1)),
+    Setting("TORCHADA_VERIFY_EVERY", ("0..2147483647",), "0",
+            "verify also checks every Kth call of each op past the first N (0: none)",
+            IntRange(0, (1 << 31) - 1, 0)),
     Setting("TORCHADA_PORT_WORKERS", ("1..256",), "the CPUs this process may use",
             "processes `torchada port` ports files in (sources of 4 MiB or more; 1: none)",
             IntRange(1, 256)),

@@ -46,6 +46,9 @@ _calls = {}  # api -> [program's calls, first site, calls torch made, the progra
              #         the first of those]
 _unsupported = {}  # api -> [count, first site, message]
 _unavailable = [0, None]  # is_available() answered False to user code: [count, first site]
+# Sections areas add to the report (the CPU fallback, verify): name -> (snapshot() giving a
+# JSON-able value, summary_lines() giving the lines `torchada run` prints).
+_sections = {}
 _started = time.time()
 
 
@@ -261,6 +264,26 @@ def wrap_new(cls, new):
 
 
 # -- reading it back --------------------------------------------------------------------------
+def add_section(name, snapshot_fn, lines_fn):
+    """An area's own part of the report: ``snapshot_fn()`` under ``name`` in the JSON,
+    ``lines_fn()`` in the summary (both asked only when the report is read)."""
+    _sections[name] = (snapshot_fn, lines_fn)
+
+
+def remove_section(name):
+    _sections.pop(name, None)
+
+
+def _section_values(index):
+    out = {}
+    for name, fns in list(_sections.items()):
+        try:
+            out[name] = fns[index]()
+        except Exception as exc:  # never lose the report over one section
+            out[name] = "unavailable (%s: %s)" % (type(exc).__name__, exc)
+    return out
+
+
 def _rank():
     rank, local = os.environ.get("RANK"), os.environ.get("LOCAL_RANK")
     return rank, local, os.environ.get("WORLD_SIZE")
@@ -287,6 +310,7 @@ def snapshot():
         "translated": dict(sorted(calls.items(), key=lambda kv: -kv[1]["count"])),
         "unsupported": unsupported,
         "cuda_unavailable_answers": unavailable,
+        **_section_values(0),
     }
 
 
@@ -350,6 +374,8 @@ def summary_lines(platform=None, limit=5):
         lines.append("  note      : the program asked torch.cuda.is_available() and got False "
                      "(%d time(s), first at %s); TORCHADA_FORCE_CUDA_AVAILABLE=1 makes it follow "
                      "torch.musa.is_available() (torchada run sets it unless --cuda-unavailable)" % (answers["count"], answers["first_site"]))
+    for extra in _section_values(1).values():
+        lines += extra if isinstance(extra, list) else ["  %s" % extra]
     return lines
 
 

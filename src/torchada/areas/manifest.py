@@ -80,6 +80,13 @@ AREAS = (
                     versions=(("torch_musa", "<" + MM_OUT_DTYPE_FIXED_IN),), unknown_version_arms=True,
                     evidence="issue 11 / seed fix table: mm(out_dtype=) returns zeros and "
                     "bmm(out_dtype=) repeats batch 0 on 2.11.0.post1; fixed in 2.13.0"),)),
+    Area("cpu_fallback", ("torch",), "operators torch_musa has no kernel for (its operator "
+         "table) run on CPU copies, results back on the device: in-place, out=, views, "
+         "autograd and the device's generator kept; one warning per op, counted in the "
+         "report (TORCHADA_CPU_FALLBACK=0: they raise)", versions=(("torch", ">=2.7"),)),
+    Area("verify", ("torch",), "TORCHADA_VERIFY / torchada run --verify: ops on musa "
+         "tensors rerun on CPU copies and compared; a mismatch names the op, shapes, error, "
+         "module path and call site (off: nothing installed)", versions=(("torch", ">=2.7"),)),
     Area("inductor_cache", ("torch._inductor.codecache",), "Inductor's system cache key "
          "(CacheBase.get_system) from the MUSA device instead of ROCm's gcnArchName",
          versions=(("torch", ">=2.7"),)),

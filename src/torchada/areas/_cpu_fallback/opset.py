@@ -1,0 +1,93 @@
+"""Which aten operators the running torch_musa has no PrivateUse1 kernel for.
+
+An operator needs a device kernel when it has a CPU kernel and no composite one (a
+composite decomposes into other operators, which are checked themselves). torch_musa
+registers its kernels from C++, so which of those it has comes from one of:
+
+1. its operator table (``table_ops``): the overloads a release registers, read from
+   torch_musa's sources (``torchada.testing.optable``, issue 21 parts 1-2);
+2. where no table covers the release and nothing serves PrivateUse1 by a backend fallback
+   (a real torch_musa): the dispatcher's own registrations, which are then the truth;
+3. otherwise (a backend fallback serves every operator, as the simulator's does without a
+   table) nothing is known to be missing.
+
+Names are the dispatcher's: ``aten::name.overload``, ``aten::name`` for the default overload.
+"""
+
+COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                  "CompositeExplicitAutogradNonFunctional")
+# An operator with a CPU kernel only and never a composite one: its dispatch table tells
+# whether PrivateUse1 has a backend fallback.
+_PROBE_OP = "aten::special_airy_ai.out"
+
+
+def table_ops(release):
+    """The overloads torch_musa ``release`` registers for PrivateUse1, as a frozenset of
+    dispatcher names, or None where no operator table covers that release.
+
+    The interface the table module provides: ``registered_ops(release)`` returning an
+    iterable of names (or None for a release it does not cover)."""
+    try:
+        from torchada.testing import optable
+    except ImportError:
+        return None
+    loader = getattr(optable, "registered_ops", None)
+    if loader is None:
+        return None
+    ops = loader(release)
+    return None if ops is None else frozenset(ops)
+
+
+def _registrations(torch, key):
+    return set(torch._C._dispatch_get_registrations_for_dispatch_key(key))
+
+
+def needs_device_kernel(torch):
+    """aten overloads with a CPU kernel and no composite one."""
+    composite = set()
+    for key in COMPOSITE_KEYS:
+        composite |= _registrations(torch, key)
+    return {n for n in _registrations(torch, "CPU") if n.startswith("aten::")} - composite
+
+
+def has_backend_fallback(torch):
+    try:
+        table = torch._C._dispatch_dump_table(_PROBE_OP)
+    except RuntimeError:
+        return False
+    return any(line.startswith("PrivateUse1:") and "[backend fallback]" in line
+               for line in table.splitlines())
+
+
+def missing_ops(torch, release):
+    """(sorted names torch_musa ``release`` lacks, where that answer comes from)."""
+    registered = table_ops(release)
+    live = _registrations(torch, "PrivateUse1")
+    if registered is not None:
+        source = "operator table of torch_musa %s" % release
+    elif not has_backend_fallback(torch):
+        registered, source = frozenset(), "the dispatcher's PrivateUse1 registrations"
+    else:
+        return [], "no operator table for torch_musa %s, and a backend fallback serves " \
+                   "every operator" % release
+    return sorted(needs_device_kernel(torch) - registered - live), source
+
+
+def parse_names(torch, text):
+    """(known names, unknown entries) of TORCHADA_CPU_FALLBACK_OPS: ``aten::op`` or
+    ``aten::op.overload`` (``aten::`` may be left out)."""
+    known, unknown = [], []
+    for entry in (p.strip() for p in text.split(",")):
+        if not entry:
+            continue
+        name = entry if "::" in entry else "aten::" + entry
+        base, _, overload = name.partition(".")
+        try:
+            overloads = {s.overload_name for s in torch._C._jit_get_schemas_for_operator(base)}
+        except RuntimeError:
+            overloads = set()
+        if (overload or "") in overloads:
+            known.append(name)
+        else:
+            unknown.append(entry)
+    return known, unknown
