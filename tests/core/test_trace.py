@@ -3,6 +3,7 @@ counts and first call sites checked against the program's own line numbers; noth
 when off (the installed objects are the ones the areas built)."""
 import json
 import os
+import socket
 import types
 
 from tests._fresh import SRC, clean_env, last_json, run_argv, run_sim, sim_env
@@ -25,6 +26,10 @@ try:
 except NotImplementedError:
     pass
 """
+
+
+# The host part of report names (this test host's name has only file-name-safe characters).
+_HOST = socket.gethostname()
 
 
 def _prog(tmp_path, text=PROG):
@@ -72,7 +77,7 @@ def test_report_is_rank_aware(tmp_path):
     out = tmp_path / "reports"
     _run_prog(prog, TORCHADA_REPORT=out, RANK=3, LOCAL_RANK=1, WORLD_SIZE=4)
     [name] = os.listdir(out)
-    assert name.startswith("torchada-report-rank3-local1-") and name.endswith(".json")
+    assert name.startswith("torchada-report-%s-rank3-local1-" % _HOST) and name.endswith(".json")
     data = json.loads((out / name).read_text())
     assert (data["rank"], data["local_rank"], data["world_size"]) == ("3", "1", "4")
     assert _mine(data["translated"]["torch.zeros"]) == (1, "%s:2" % prog)
@@ -226,8 +231,10 @@ def test_torchrun_writes_one_report_per_rank(tmp_path):
     run_argv(["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
               free_port(), prog], env=sim_env(PYTHONPATH=SRC, TORCHADA_REPORT=out),
              timeout=240)
-    ranked = sorted(n for n in os.listdir(out) if n.startswith("torchada-report-rank"))
-    assert [n.split("-")[2:4] for n in ranked] == [["rank0", "local0"], ["rank1", "local1"]]
+    prefix = "torchada-report-%s-rank" % _HOST
+    ranked = sorted(n for n in os.listdir(out) if n.startswith(prefix))
+    assert [n[len(prefix) - 4:].split("-")[:2] for n in ranked] == [["rank0", "local0"],
+                                                                    ["rank1", "local1"]]
     for rank, name in enumerate(ranked):
         data = json.loads((out / name).read_text())
         assert (data["rank"], data["local_rank"], data["world_size"]) == (str(rank), str(rank), "2")

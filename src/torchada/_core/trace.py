@@ -6,8 +6,14 @@ first call site in the program (its direct caller is outside torch, torch_musa a
 torchada; calls torch makes itself while serving the program are counted apart). It also
 counts the unsupported stand-ins that were hit and the times
 ``torch.cuda.is_available()`` answered False to the program. ``TORCHADA_REPORT=<dir>``
-(which implies the trace) writes one JSON file per process at exit, named after its rank
-under torchrun.
+(which implies the trace) writes one JSON file per process at exit, readable by its owner
+only (it holds ``argv``), named after the host, the rank under torchrun, and the process
+id (nodes writing into one shared folder never collide).
+
+A string argument counts only when it is a device argument spelled the CUDA way (a device
+``"cuda:1"``, a backend ``"nccl"`` / ``"cpu:gloo,cuda:nccl"``, a dispatch key ``"CUDA"``),
+never because it contains "cuda" (a file path). A class installed under a CUDA name
+(``torch.cuda.Stream``, ``Event``, ``CUDAGraph``) counts each construction.
 
 Zero cost when off: ``ENABLED`` is decided once, when this module is first imported (by the
 journal, at activation). When it is False nothing is wrapped and every installed callable
@@ -18,6 +24,8 @@ installs (``wrap``), at install time, in this one place.
 import atexit
 import functools
 import os
+import re
+import socket
 import sys
 import threading
 import time
@@ -154,10 +162,29 @@ def unsupported_hit(api, message):
         _count(_unsupported, api, message)
 
 
+# One comma-separated part of a device argument: a device, a device:backend pair or a
+# backend, a dispatch key. A CUDA one names cuda / nccl / a *CUDA key.
+_CUDA_PART = re.compile(r"cuda(?::\d+)?|nccl|(?:[A-Z][A-Za-z]*)?CUDA|\w+:nccl|cuda:\w+")
+_ANY_PART = re.compile(r"\w+(?::\w+)?")
+_DEVICE_STRINGS = {}  # str -> bool, memoised (programs pass a handful of device strings)
+_DEVICE_STRINGS_MAX = 4096
+
+
+def _device_string(value):
+    known = _DEVICE_STRINGS.get(value)
+    if known is None:
+        parts = value.split(",")
+        known = (any(_CUDA_PART.fullmatch(p) for p in parts)
+                 and all(_ANY_PART.fullmatch(p) for p in parts))
+        if len(_DEVICE_STRINGS) < _DEVICE_STRINGS_MAX:
+            _DEVICE_STRINGS[value] = known
+    return known
+
+
 def _names_cuda(value):
     cls = value.__class__
     if cls is str:
-        return "cuda" in value or "CUDA" in value or "nccl" in value  # CUDA: dispatch keys
+        return ("cuda" in value or "CUDA" in value or "nccl" in value) and _device_string(value)
     if cls.__name__ == "device":  # torch.device kept as "cuda" (the fallback mode)
         return getattr(value, "type", None) == "cuda"
     return False
@@ -191,10 +218,44 @@ def _is_cuda_api(api):
 
 
 def _wrappable(value):
-    if not callable(value) or isinstance(value, (type, types.ModuleType, property,
-                                                 staticmethod, classmethod)):
+    if not callable(value) or isinstance(value, (types.ModuleType, property, staticmethod,
+                                                 classmethod)):
         return False
     return getattr(value, "__torchada_unsupported__", None) is None  # stubs count themselves
+
+
+def _countable_class(owner, api, value):
+    """A class an area installs under a CUDA name in a module (torch.cuda.Stream). Never an
+    exception class: ``except`` matches by the real class hierarchy, not isinstance."""
+    return (isinstance(value, type) and isinstance(owner, types.ModuleType)
+            and _is_cuda_api(api) and not issubclass(value, BaseException))
+
+
+def counting_class(api, cls):
+    """A stand-in for ``cls`` that counts each construction of ``api``. Calling it returns
+    a ``cls`` instance; isinstance / issubclass answer as for ``cls``; a program's subclass
+    of it is an ordinary subclass of ``cls``. ``cls`` itself when its metaclass cannot be
+    extended (the call is then not counted)."""
+    try:
+        class Counting(type(cls)):
+            def __call__(self, *args, **kwargs):
+                if self is counted:
+                    _translated(api)
+                    return cls(*args, **kwargs)
+                return super().__call__(*args, **kwargs)
+
+            def __instancecheck__(self, obj):
+                return isinstance(obj, cls) if self is counted else super().__instancecheck__(obj)
+
+            def __subclasscheck__(self, sub):
+                return issubclass(sub, cls) if self is counted else super().__subclasscheck__(sub)
+
+        counted = Counting(cls.__name__, (cls,), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "__doc__": cls.__doc__, "__torchada_traced__": cls})
+    except TypeError:  # a final class, or a metaclass that takes other arguments
+        return cls
+    return counted
 
 
 def counting(api, value, always):
@@ -233,6 +294,8 @@ def wrap(owner, name, value):
     if not _wrappable(value):
         return value
     api = _api_name(owner, name)
+    if isinstance(value, type):
+        return counting_class(api, value) if _countable_class(owner, api, value) else value
     traced = counting(api, value, _is_cuda_api(api))
     _same_script_builtin(owner, name, traced)
     if isinstance(owner, type) and not hasattr(type(value), "__get__"):
@@ -314,15 +377,24 @@ def snapshot():
     }
 
 
+def _host():
+    """This host's name as a file-name part (letters, digits, '.', '-', '_' only)."""
+    try:
+        name = socket.gethostname()
+    except OSError:
+        name = ""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:64] or "unknown-host"
+
+
 def report_name(pid=None):
-    """``torchada-report-rank<R>-local<L>-<pid>.json`` under torchrun, else
-    ``torchada-report-<pid>.json``."""
+    """``torchada-report-<host>-rank<R>-local<L>-<pid>.json`` under torchrun, else
+    ``torchada-report-<host>-<pid>.json``."""
     rank, local, _ = _rank()
     pid = os.getpid() if pid is None else pid
     if rank is None and local is None:
-        return "torchada-report-%d.json" % pid
-    return "torchada-report-rank%s-local%s-%d.json" % (rank if rank is not None else "x",
-                                                     local if local is not None else "x", pid)
+        return "torchada-report-%s-%d.json" % (_host(), pid)
+    return "torchada-report-%s-rank%s-local%s-%d.json" % (
+        _host(), rank if rank is not None else "x", local if local is not None else "x", pid)
 
 
 def write_report(directory):
@@ -333,10 +405,10 @@ def write_report(directory):
     from torchada._core import files
 
     try:
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)  # a folder it makes is private
         path = os.path.join(directory, report_name())
         data = json.dumps(snapshot(), indent=1, sort_keys=True, default=str).encode()
-        files.write_atomic(path, data, mode=0o644, sync=False)
+        files.write_atomic(path, data, mode=0o600, sync=False)  # argv may hold secrets
         return path
     except Exception as exc:
         try:
