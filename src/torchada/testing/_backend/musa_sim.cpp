@@ -59,6 +59,7 @@
 #include <cstring>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #define MUSA_SIM_TORCH_AT_LEAST(MAJ, MIN) \
@@ -825,7 +826,75 @@ void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target
   }
 }
 
+// ---------------------------------------------------------------- operator set
+// The simulated release's operator set, installed from Python (torch_musa/_sim/optable.py)
+// out of the table generated from torch_musa's sources (src/torchada/testing/optable).
+// torch_musa registers no PrivateUse1 backend fallback (v2.7.1 registers one for
+// AutogradPrivateUse1 only: torch_musa/csrc/core/VariableFallbackKernel_musa.cpp:29), so an
+// aten overload it has no kernel for fails in the dispatcher.  Here the fallback decides:
+// an overload of the release's torch ("known") runs only if the release registers it; any
+// other operator (a newer torch's, another namespace's) is unknown to the table and runs.
+struct OpTable {
+  std::unordered_set<std::string> registered;
+  std::unordered_set<std::string> known;
+};
+std::atomic<const OpTable*> g_op_table{nullptr};
+std::mutex g_op_cache_mutex;
+// Keyed by the schema's address: aten schemas live as long as the process.
+std::unordered_map<const void*, bool> g_op_cache;
+
+std::string op_full_name(const c10::OperatorName& n) {
+  return n.overload_name.empty() ? n.name : n.name + "." + n.overload_name;
+}
+
+bool release_has_kernel_named(const OpTable* t, const std::string& name) {
+  return t == nullptr || t->registered.count(name) == 1 || t->known.count(name) == 0;
+}
+
+bool release_has_kernel(const c10::OperatorHandle& op) {
+  const OpTable* t = g_op_table.load(std::memory_order_acquire);
+  if (t == nullptr) return true;
+  const void* key = &op.schema();
+  std::lock_guard<std::mutex> guard(g_op_cache_mutex);
+  auto it = g_op_cache.find(key);
+  if (it != g_op_cache.end()) return it->second;
+  bool ok = release_has_kernel_named(t, op_full_name(op.operator_name()));
+  g_op_cache.emplace(key, ok);
+  return ok;
+}
+
+// What the dispatcher raises for a backend without a kernel (OperatorEntry::reportError:
+// c10::NotImplementedError, the PrivateUse1 key shown under its registered name).
+[[noreturn]] void report_missing_kernel(const c10::OperatorHandle& op) {
+  std::ostringstream keys;
+  bool first = true;
+  for (uint16_t i = 1; i < static_cast<uint16_t>(c10::DispatchKey::EndOfAliasKeys); ++i) {
+    auto k = static_cast<c10::DispatchKey>(i);
+    if (k == c10::DispatchKey::PrivateUse1 || !op.hasKernelForDispatchKey(k)) continue;
+    keys << (first ? "" : ", ") << c10::toString(k);
+    first = false;
+  }
+  const std::string name = op_full_name(op.operator_name());
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "Could not run '", name, "' with arguments from the '",
+                              c10::get_privateuse1_backend(), "' backend. This could be because the operator "
+                              "doesn't exist for this backend. '", name,
+                              "' is only available for these backends: [", keys.str(), "].");
+}
+
+void set_op_table(std::vector<std::string> registered, std::vector<std::string> known) {
+  auto* t = new OpTable{{registered.begin(), registered.end()}, {known.begin(), known.end()}};
+  std::lock_guard<std::mutex> guard(g_op_cache_mutex);
+  g_op_cache.clear();
+  g_op_table.store(t, std::memory_order_release);  // a previous table is left alive: a call may read it
+}
+
+// Whether the installed table lets `name` ("aten::add.Tensor") reach a kernel.
+bool op_table_allows(std::string name) {
+  return release_has_kernel_named(g_op_table.load(std::memory_order_acquire), name);
+}
+
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  if (!release_has_kernel(op)) report_missing_kernel(op);
   run_on_cpu(op, op, stack);
 }
 
@@ -1370,6 +1439,8 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("set_default_generator(int dev, Generator? g) -> ()", set_default_generator);
   m.def("use_device_allocator(bool on) -> bool", use_device_allocator);
   m.def("cpu_view(Tensor self) -> Tensor");
+  m.def("set_op_table(str[] registered, str[] known) -> ()", set_op_table);
+  m.def("op_table_allows(str name) -> bool", op_table_allows);
 }
 
 // A CPU tensor over a musa tensor's bytes (the mccl backend hands these to gloo).

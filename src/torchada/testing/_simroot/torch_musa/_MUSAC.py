@@ -22,6 +22,13 @@ for _i in range(_cfg.device_count):
     _ops.set_memory(_i, _cfg.total_memory, _cfg.total_memory)
 _ops.use_device_allocator(not _cfg.has("accelerator_memory"))
 
+# The release's operator set (ops it has no kernel for raise, as on a card) and the kernels
+# it has where stock torch has no CPU kernel to fall back on.
+from ._sim import cuda_kernels as _cuda_kernels, optable as _optable  # noqa: E402
+
+_optable.install(_cfg.torch_musa_version)
+_cuda_kernels.install()
+
 _musa_version = _cfg.musa_version
 
 
