@@ -59,3 +59,19 @@ def registered(table: dict, key: str = "PrivateUse1") -> frozenset:
     """Operator overloads with a kernel registered for `key`."""
     return frozenset(r["op"] for r in table["ops"]
                      if r["key"] == key and r["status"] == "registered")
+
+
+def registered_ops(release: str):
+    """Overloads torch_musa `release` registers for PrivateUse1, from the table modelling it
+    (``table_for``: the simulator enforces the same one); None when there is no table."""
+    if not releases():
+        return None
+    return registered(load(table_for(release)))
+
+
+def known_ops(release: str):
+    """Every aten overload of the torch the modelling table was generated against: outside
+    it the table decides nothing (the simulator lets such an operator run)."""
+    if not releases():
+        return None
+    return frozenset(load(table_for(release))["torch_ops"])
