@@ -4,12 +4,12 @@ An operator needs a device kernel when it has a CPU kernel and no composite one 
 composite decomposes into other operators, which are checked themselves). torch_musa
 registers its kernels from C++, so which of those it has comes from one of:
 
-1. its operator table (``table_ops``): the overloads a release registers, read from
-   torch_musa's sources (``torchada.testing.optable``, issue 21 parts 1-2);
-2. where no table covers the release and nothing serves PrivateUse1 by a backend fallback
-   (a real torch_musa): the dispatcher's own registrations, which are then the truth;
-3. otherwise (a backend fallback serves every operator, as the simulator's does without a
-   table) nothing is known to be missing.
+1. where nothing serves PrivateUse1 by a backend fallback (a real torch_musa registers
+   none): the dispatcher's own registrations, which are the truth and cost nothing to read;
+2. where a backend fallback decides (the simulator's, which runs exactly a release's
+   operator table): that table (``table_ops``: the overloads a release registers, read
+   from torch_musa's sources, ``torchada.testing.optable``);
+3. a backend fallback and no table: nothing is known to be missing.
 
 Names are the dispatcher's: ``aten::name.overload``, ``aten::name`` for the default overload.
 """
@@ -22,20 +22,22 @@ _PROBE_OP = "aten::special_airy_ai.out"
 
 
 def table_ops(release):
-    """The overloads torch_musa ``release`` registers for PrivateUse1, as a frozenset of
-    dispatcher names, or None where no operator table covers that release.
+    """(overloads torch_musa ``release`` registers for PrivateUse1, overloads its table knows)
+    as frozensets of dispatcher names, or None where no operator table is available.
 
-    The interface the table module provides: ``registered_ops(release)`` returning an
-    iterable of names (or None for a release it does not cover)."""
+    The table module's interface (``torchada.testing.optable``, issue 21 parts 1-2):
+    ``table_for(version)`` the release whose table models ``version``, ``load(release)`` that
+    table, ``registered(table, key)`` its overloads for a dispatch key, ``table["torch_ops"]``
+    every overload of the torch it was built for. An overload the table does not know (a
+    newer torch's) is taken as registered, as the simulator takes it."""
     try:
         from torchada.testing import optable
-    except ImportError:
+
+        table = optable.load(optable.table_for(release))
+        return (frozenset(optable.registered(table, "PrivateUse1")),
+                frozenset(table["torch_ops"]))
+    except (ImportError, AttributeError, KeyError, LookupError, OSError, ValueError):
         return None
-    loader = getattr(optable, "registered_ops", None)
-    if loader is None:
-        return None
-    ops = loader(release)
-    return None if ops is None else frozenset(ops)
 
 
 def _registrations(torch, key):
@@ -61,16 +63,17 @@ def has_backend_fallback(torch):
 
 def missing_ops(torch, release):
     """(sorted names torch_musa ``release`` lacks, where that answer comes from)."""
-    registered = table_ops(release)
     live = _registrations(torch, "PrivateUse1")
-    if registered is not None:
-        source = "operator table of torch_musa %s" % release
-    elif not has_backend_fallback(torch):
-        registered, source = frozenset(), "the dispatcher's PrivateUse1 registrations"
-    else:
-        return [], "no operator table for torch_musa %s, and a backend fallback serves " \
-                   "every operator" % release
-    return sorted(needs_device_kernel(torch) - registered - live), source
+    needed = needs_device_kernel(torch)
+    if not has_backend_fallback(torch):
+        return sorted(needed - live), "the dispatcher's PrivateUse1 registrations"
+    table = table_ops(release) if release else None
+    if table is not None:
+        registered, known = table
+        return (sorted((needed & known) - registered - live),
+                "operator table of torch_musa %s" % release)
+    return [], "no operator table for torch_musa %s, and a backend fallback serves every " \
+               "operator" % release
 
 
 def parse_names(torch, text):
