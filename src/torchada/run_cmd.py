@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-USAGE = """usage: torchada run [--simulate] [--force-simulate] [--no-summary] (PROG | --example NAME) [ARGS...]
+USAGE = """usage: torchada run [--simulate] [--force-simulate] [--no-summary] [--verify[=all]] (PROG | --example NAME) [ARGS...]
 
   --simulate        run on torchada's simulated torch_musa (sets TORCHADA_SIMULATE_MUSA=1 for
                     the program; refused if a real torch_musa is installed)
@@ -15,6 +15,12 @@ USAGE = """usage: torchada run [--simulate] [--force-simulate] [--no-summary] (P
   --example NAME    run a bundled example instead of PROG (available: {examples})
   --no-summary      do not print the summary at exit (nor count translated calls: without
                     it `torchada run` sets TORCHADA_TRACE=1 for the program unless set)
+  --verify[=all]    rerun every op on a MUSA tensor on the CPU and compare (TORCHADA_VERIFY;
+                    docs/verify.md): stop at the first mismatch, or with =all tabulate them
+  --verify-first N  compare only the first N calls of each op (TORCHADA_VERIFY_FIRST)
+  --verify-every K  and then every Kth call of each op (TORCHADA_VERIFY_EVERY)
+  --report DIR      write the report (translated calls, CPU fallbacks, verify findings) as
+                    JSON into DIR, one file per process (TORCHADA_REPORT)
   --cuda-unavailable  keep torch.cuda.is_available() False on MUSA (torchada's default for
                     imported use). Without it, `torchada run` sets
                     TORCHADA_FORCE_CUDA_AVAILABLE=1 for the program (unless already set):
@@ -116,6 +122,10 @@ def format_summary(report):
     return "\n".join(lines)
 
 
+_VALUED = {"--verify-first": "TORCHADA_VERIFY_FIRST", "--verify-every": "TORCHADA_VERIFY_EVERY",
+           "--report": "TORCHADA_REPORT"}
+
+
 def _error(msg):
     sys.stderr.write("torchada run: %s\n" % msg)
     return 2
@@ -142,6 +152,7 @@ def main(argv):
     summary = True
     cuda_available = True
     example = None
+    extra_env = {}
     while argv and argv[0].startswith("-"):
         opt = argv.pop(0)
         if opt in ("-h", "--help"):
@@ -155,6 +166,17 @@ def main(argv):
             summary = False
         elif opt == "--cuda-unavailable":
             cuda_available = False
+        elif opt in ("--verify", "--verify=first", "--verify=all"):
+            extra_env["TORCHADA_VERIFY"] = "all" if opt.endswith("=all") else "1"
+        elif opt.startswith("--verify="):
+            return _error("--verify takes =first or =all (got %r)" % opt)
+        elif opt in _VALUED:
+            value = argv.pop(0) if argv else ""
+            if opt != "--report" and not value.isdigit():
+                return _error("%s needs a whole number (got %r)" % (opt, value))
+            if not value:
+                return _error("%s needs a folder" % opt)
+            extra_env[_VALUED[opt]] = value
         elif opt == "--example" or opt.startswith("--example="):
             example = opt.split("=", 1)[1] if "=" in opt else (argv.pop(0) if argv else None)
             if not example:
@@ -189,6 +211,7 @@ def main(argv):
         env["TORCHADA_SIMULATE_MUSA"] = "force" if force or read("TORCHADA_SIMULATE_MUSA", env) == "force" else "1"
     if cuda_available:
         env.setdefault("TORCHADA_FORCE_CUDA_AVAILABLE", "1")
+    env.update(extra_env)
     env["_TORCHADA_RUN_SUMMARY"] = "1" if summary else "0"
     if summary:
         env.setdefault("TORCHADA_TRACE", "1")  # the summary's translated-call lines
