@@ -180,8 +180,9 @@ def test_fetch_builds_once_then_reuses_and_rebuilds_a_bad_file(root, caplog):
 
 def test_fetch_sweeps_folders_of_dead_builders_only(root):
     directory = native_cache.trusted_dir("k", root=root)
-    dead = os.path.join(directory, ".build-999999999-x")    # no such process
-    alive = os.path.join(directory, ".build-%d-y" % os.getppid())
+    tag = native_cache.host_tag()  # this host's folders (others': test_cache_housekeeping.py)
+    dead = os.path.join(directory, ".build-999999999@%s-x" % tag)    # no such process
+    alive = os.path.join(directory, ".build-%d@%s-y" % (os.getppid(), tag))
     os.mkdir(dead)
     os.mkdir(alive)
     native_cache.sweep(directory)

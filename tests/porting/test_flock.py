@@ -26,7 +26,7 @@ BUILDER = textwrap.dedent('''
                     with open(os.path.join(build_directory, "compiles"), "a") as fh:
                         fh.write("x")
                     open(os.path.join(build_directory, "started"), "w").close()
-                    time.sleep(30 if mode == "hang" else 0.5)
+                    time.sleep({"hang": 30, "plain": 3}.get(mode, 0.5))
                     open(out, "w").close()
             finally:
                 baton.release()
@@ -34,7 +34,8 @@ BUILDER = textwrap.dedent('''
             baton.wait()
         return "module"
 
-    load = locked_load(fake_load, lambda name, verbose: build_dir)
+    # "plain": a build torchada did not start (torchada off, or another cache root)
+    load = fake_load if mode == "plain" else locked_load(fake_load, lambda name, verbose: build_dir)
     print(load("demo_ext", ["a.cu"], build_directory=build_dir))
 ''')
 
@@ -67,6 +68,23 @@ def test_killed_builder_does_not_block_the_next(tmp_path):
     out, err = second.communicate(timeout=60)
     assert second.returncode == 0, err
     assert out.strip() == "module" and (build_dir / "demo_ext.so").exists()
+    assert not (build_dir / "lock").exists()
+
+
+def test_a_lock_torchada_does_not_own_is_left_alone(tmp_path):
+    """torch's lock held by a live build torchada did not start: torchada's builder waits
+    for it as torch does, and both get the one build."""
+    build_dir = tmp_path / "build"
+    build_dir.mkdir()
+    plain = spawn(tmp_path, build_dir, "plain")
+    wait_for(build_dir / "started")
+    assert (build_dir / "lock").exists()
+    mine = spawn(tmp_path, build_dir, "quick")
+    for p in (plain, mine):
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0 and out.strip() == "module", err
+    assert (build_dir / "compiles").read_text() == "x"  # never two builds at once
+    assert "is held by a build torchada did not start" in err
     assert not (build_dir / "lock").exists()
 
 

@@ -16,6 +16,9 @@ compilers gives each its own library.
 Placement. A library is built in a private temporary folder inside its key folder; its
 digest (sha256 and size) is written beside the final name, then the library is renamed
 over the final name (``os.replace``). Readers see the old file, the new one or none.
+The temporary folder's name carries the builder's process id with its host and pid
+namespace (``work_prefix``): a cache shared by several hosts or containers sweeps only the
+folders of builders it can see are gone, never those of another host's live build.
 
 Loading. ``check()`` recomputes the digest and checks the owner and mode before every load;
 a short, changed or foreign file is never handed to the loader.
@@ -28,11 +31,13 @@ import importlib.machinery
 import logging
 import os
 import platform
+import re
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 from torchada._core import files
 
@@ -43,6 +48,10 @@ WORK_PREFIX = ".build-"
 _WARNED: list[str] = []
 _SAFE_ANCESTORS: set[str] = set()
 _COMPILERS: dict[str, str] = {}
+_HOST_TAG: list[str] = []
+# A work folder named the older way (no host) is swept only when this old: no build lasts
+# a day, and its builder's host is unknown.
+UNTAGGED_WORK_AGE_S = 24 * 3600
 
 
 class CacheRefused(RuntimeError):
@@ -282,6 +291,34 @@ def place(built: str, final: str) -> None:
 
 
 # ------------------------------------------------------------------ build or reuse
+def host_tag() -> str:
+    """``<host name>~<pid namespace id>``: where a process id means this process."""
+    if not _HOST_TAG:
+        import socket  # here: importing this module stays cheap
+
+        host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname())[:64] or "host"
+        try:
+            namespace = os.stat("/proc/self/ns/pid").st_ino
+        except OSError:  # no /proc (another system): the host alone
+            namespace = 0
+        _HOST_TAG.append("%s~%d" % (host, namespace))
+    return _HOST_TAG[0]
+
+
+def work_prefix() -> str:
+    """The name prefix of this process's temporary build folders (``mkdtemp(prefix=)``)."""
+    return "%s%d@%s-" % (WORK_PREFIX, os.getpid(), host_tag())
+
+
+def _builder(name: str):
+    """(pid, host tag or None for the older untagged names) of a work folder, or None."""
+    pid, at, rest = name[len(WORK_PREFIX):].partition("@")
+    if not pid.isdigit():
+        pid = pid.split("-", 1)[0]
+        return (int(pid), None) if pid.isdigit() else None
+    return int(pid), (rest.rpartition("-")[0] if at else None)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -293,17 +330,28 @@ def _alive(pid: int) -> bool:
 
 
 def sweep(directory: str) -> None:
-    """Remove temporary build folders whose builder is gone (killed mid-build)."""
+    """Remove temporary build folders whose builder is gone (killed mid-build). Only a
+    folder of this host and pid namespace is judged by its pid; another host's is left
+    alone (its pid means nothing here), an untagged one unless it is a day old."""
     try:
         names = os.listdir(directory)
     except OSError:
         return
     for name in names:
-        if not name.startswith(WORK_PREFIX):
+        builder = _builder(name) if name.startswith(WORK_PREFIX) else None
+        if builder is None:
             continue
-        pid = name[len(WORK_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+        path = os.path.join(directory, name)
+        pid, tag = builder
+        if tag is None:
+            try:
+                stale = os.lstat(path).st_mtime < time.time() - UNTAGGED_WORK_AGE_S
+            except OSError:
+                continue
+        else:
+            stale = tag == host_tag() and pid != os.getpid() and not _alive(pid)
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 _UNWRITABLE = (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM)
@@ -322,7 +370,7 @@ def fetch(directory: str, filename: str, build_into, what: str, lock: str | None
     if check(final) is None:
         return final
     try:
-        work = tempfile.mkdtemp(prefix="%s%d-" % (WORK_PREFIX, os.getpid()), dir=directory)
+        work = tempfile.mkdtemp(prefix=work_prefix(), dir=directory)
     except OSError as exc:
         raise CacheRefused(directory, "cannot be written (%s)" % exc.strerror,
                            "Free space or make it writable; torchada uses its fallback "

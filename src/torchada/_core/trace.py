@@ -25,7 +25,6 @@ import atexit
 import functools
 import os
 import re
-import socket
 import sys
 import threading
 import time
@@ -379,6 +378,8 @@ def snapshot():
 
 def _host():
     """This host's name as a file-name part (letters, digits, '.', '-', '_' only)."""
+    import socket  # at exit only: the trace is imported at every activation
+
     try:
         name = socket.gethostname()
     except OSError:

@@ -131,8 +131,7 @@ def build(target_dir: str | None = None, verbose: bool = False) -> str:
     there with its digest; return the .so path."""
     target_dir = target_dir or trusted_cache_dir(os.path.basename(cache_dir()))
     native_cache.files._make_private(target_dir)
-    work = tempfile.mkdtemp(prefix=native_cache.WORK_PREFIX + "%d-" % os.getpid(),
-                            dir=target_dir)
+    work = tempfile.mkdtemp(prefix=native_cache.work_prefix(), dir=target_dir)
     final = os.path.join(target_dir, LIB_NAME + ".so")
     try:
         native_cache.place(_build_into(work, verbose), final)
