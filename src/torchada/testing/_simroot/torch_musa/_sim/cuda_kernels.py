@@ -113,6 +113,15 @@ def thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias):
 
 
 # ---------------------------------------------------------------- SyncBatchNorm statistics
+def _memory_format(t):
+    """Tensor::suggest_memory_format: channels-last when the strides say so."""
+    if t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous():
+        return torch.channels_last
+    if t.dim() == 5 and t.is_contiguous(memory_format=torch.channels_last_3d) and not t.is_contiguous():
+        return torch.channels_last_3d
+    return torch.contiguous_format
+
+
 def _planes(t):
     """(N, C, rest): the CUDA kernels merge the feature dimensions."""
     return t.reshape(t.size(0), t.size(1), -1)
@@ -140,7 +149,7 @@ def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
         out = out * weight.to(acc).view(shape)
     if bias is not None:
         out = out + bias.to(acc).view(shape)
-    return out.to(input.dtype).contiguous(memory_format=input.suggest_memory_format())
+    return out.to(input.dtype).contiguous(memory_format=_memory_format(input))
 
 
 def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var,
@@ -190,7 +199,7 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     factor_2 = invstd.to(acc) if weight is None else weight.to(acc) * invstd.to(acc)
     grad_in = (grad_out.to(acc) - m_dy - (input.to(acc) - mean.to(acc).view(shape)) * factor_1) \
         * factor_2.view(shape)
-    return grad_in.to(input.dtype).contiguous(memory_format=input.suggest_memory_format())
+    return grad_in.to(input.dtype).contiguous(memory_format=_memory_format(input))
 
 
 KERNELS = {

@@ -44,6 +44,19 @@ def _cpu(x):
     return x
 
 
+# Single-tensor gathers are byte-wise on a device library (MCCL, as NCCL: any shapes whose
+# sizes match); gloo splits the output along its first dimension instead, so SyncBatchNorm's
+# (1, world * n) output (torch/nn/modules/_functions.py) is refused.  Flat views of both
+# tensors (the same bytes) give gloo the layout it splits correctly.
+_FLAT = ("all_gather_single", "_allgather_base")
+
+
+def _flat_pair(output, input):
+    if isinstance(output, torch.Tensor) and output.is_contiguous() and input.is_contiguous():
+        return output.view(-1), input.view(-1)
+    return output, input
+
+
 def _forward(name):
     # Which gloo binding serves the name is decided once, here, not on every call.
     direct = _gloo_name(name)
@@ -56,6 +69,8 @@ def _forward(name):
             raise RuntimeError(f"mccl (simulated over gloo): no gloo operation for {name}")
         args = [_cpu(a) for a in args]
         kwargs = {k: _cpu(v) for k, v in kwargs.items()}
+        if name in _FLAT:
+            args[:2] = _flat_pair(*args[:2])
         if direct:
             return getattr(self._gloo, direct)(*args, **kwargs)
         run, work = getattr(self._gloo, single), None
