@@ -34,6 +34,10 @@ class CpuKernel:
         self.generators = [i for i, a in enumerate(schema.arguments)
                            if "Generator" in str(a.type)]
         self.seeded = torch.Tag.nondeterministic_seeded in op.tags
+        # Tensor arguments: a wrapped number (``fn(x, 2)`` through a composite) reaches a
+        # Python kernel as a Python number, which the op's schema refuses
+        self.tensor_args = {i for i, a in enumerate(schema.arguments)
+                            if str(a.type) in ("Tensor", "Tensor?")}
 
     def _return_kind(self, ret):
         info = ret.alias_info
@@ -122,6 +126,9 @@ class CpuKernel:
             device = self._device(values)
             cpu = [v if v is missing else self._to_cpu(v, i in self.views)
                    for i, v in enumerate(values)]
+            for i in self.tensor_args:
+                if isinstance(cpu[i], (bool, int, float, complex)):
+                    cpu[i] = torch.tensor(cpu[i])
             for i in self.generators:
                 if cpu[i] is not missing and (cpu[i] is not None or self.seeded):
                     cpu[i] = self._cpu_generator(values[i], device)

@@ -40,10 +40,10 @@ def difference(torch, got, want):
             return None
         g, w = got.to(torch.float64), want.to(torch.float64)
         err = (g - w).abs()
-        index = int(wrong.reshape(-1).nonzero()[0])
+        index = int(err.reshape(-1).argmax())
         return {"what": "values (exact)", "max_abs_error": float(err.max()),
                 "mismatched": int(wrong.sum()), "numel": got.numel(),
-                "first_index": _unravel(index, got.shape),
+                "largest_at": _unravel(index, got.shape),
                 "device_value": g.reshape(-1)[index].item(), "cpu_value": w.reshape(-1)[index].item()}
     rtol, atol = tolerance(got.dtype)
     wide = torch.complex128 if got.is_complex() else torch.float64
@@ -57,7 +57,7 @@ def difference(torch, got, want):
     return {"what": "values (rtol %g, atol %g)" % (rtol, atol),
             "max_abs_error": float(err.reshape(-1)[index]),
             "mismatched": int((~close).sum()), "numel": got.numel(),
-            "first_index": _unravel(index, got.shape),
+            "largest_at": _unravel(index, got.shape),
             "device_value": _plain(g.reshape(-1)[index]), "cpu_value": _plain(w.reshape(-1)[index])}
 
 

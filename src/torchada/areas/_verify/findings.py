@@ -82,7 +82,7 @@ def _error_text(record):
         return "%s: device %s, cpu %s" % (diff["what"], diff["device"], diff["cpu"])
     return "output %s differs in %d of %d elements, largest error %.6g at %s (device %s, cpu " \
            "%s; %s)" % (record["output"], diff["mismatched"], diff["numel"],
-                        diff["max_abs_error"], diff["first_index"], diff["device_value"],
+                        diff["max_abs_error"], diff["largest_at"], diff["device_value"],
                         diff["cpu_value"], diff["what"])
 
 
