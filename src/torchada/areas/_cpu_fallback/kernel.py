@@ -129,9 +129,10 @@ class CpuKernel:
             for i in self.tensor_args:
                 if isinstance(cpu[i], (bool, int, float, complex)):
                     cpu[i] = torch.tensor(cpu[i])
-            for i in self.generators:
-                if cpu[i] is not missing and (cpu[i] is not None or self.seeded):
-                    cpu[i] = self._cpu_generator(values[i], device)
+            for i in self.generators:  # left out or None: the device's default one
+                given = None if values[i] is missing else values[i]
+                if given is not None or self.seeded:
+                    cpu[i] = self._cpu_generator(given, device)
             call_args = [v for v, a in zip(cpu, self.arguments)
                          if not a.kwarg_only and v is not missing]
             call_kwargs = {a.name: v for v, a in zip(cpu, self.arguments)
