@@ -3,7 +3,9 @@
 //
 // PrivateUse1 tensors live in host memory.  Ops without an explicit kernel go
 // through a boxed fallback that runs the CPU kernel on CPU tensors *aliasing*
-// the musa storage (same bytes), so writes through views are never lost.
+// the musa storage (same bytes), so writes through views are never lost; aten
+// overloads the simulated torch_musa release does not register are refused there
+// (the operator table, see "operator set" below).
 // Python talks to this library only through the `musa_sim::*` custom ops.
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
