@@ -52,6 +52,13 @@ BENCHMARKS = [
           "spelling, torchada (C prefilter route), the Python wrappers, and the upstream peer "
           "(`pip install --no-deps --target DIR torchada==0.1.103`). Overheads in ns against "
           "native (the peer's are in history.jsonl).", ["*.torchada_overhead"]),
+    Bench("cpu_call_cost", "cpu_call_cost.py",
+          "benchmarks/cpu_call_cost.py --number 20000 --rounds 15",
+          "CPU-only calls with torchada active on the simulated device, paired in one child "
+          "with the callable torchada wrapped (interleaved rounds, medians). Bar on the C "
+          "prefilter route: added <= 10 ns + 3 % of the wrapped call; the Python route is "
+          "shown without a bar.", ["c_route.*.added_ns", "c_route.*.ratio",
+                                   "python_route.*.added_ns"]),
     Bench("nvidia_inert", "nvidia_inert.py",
           "benchmarks/nvidia_inert.py --wheel dist/torchada-*.whl --extra-wheels DIR --out DIR",
           "Inert and free on NVIDIA (run on a CUDA machine): torch's objects identical with "

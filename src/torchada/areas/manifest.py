@@ -120,9 +120,22 @@ AREAS = (
          versions=(("lightning", ">=2.0"), ("lightning-fabric", ">=2.0"),
                    ("pytorch-lightning", ">=2.0")),
          per_trigger=True),  # each package has its own class: one application per module
-    Area("dynamo_wrappers", ("torch._dynamo.trace_rules",), "Dynamo traces the devices "
-         "area's C prefilters as the factories they wrap (one graph, fullgraph included)",
-         versions=(("torch", ">=2.7"),)),
+    # trace_rules finishes after torch._dynamo.variables, whose classes the units align
+    Area("dynamo_wrappers", ("torch._dynamo.trace_rules",), "compiled code sees what eager "
+         "code sees: the devices area's C prefilters traced as the factories they wrap, "
+         "is_cuda and Tensor.type() answered as in eager code (fullgraph included)",
+         versions=(("torch", ">=2.7"),),
+         fixes=(Fix("is_cuda", "x.is_cuda answers True for a musa tensor while tracing, as "
+                    "the eager property does", evidence="issue 20: the compiled branch "
+                    "differed from the eager one (Dynamo answers device.type == 'cuda')"),
+                Fix("type_names", "x.type() answers the CUDA type name of a musa tensor "
+                    "while tracing, as the legacy_types area does eagerly",
+                    evidence="issue 20: compiled x.type() was 'torch.musa.FloatTensor', "
+                    "eager 'torch.cuda.FloatTensor'"),
+                Fix("device_properties", "torch.cuda.get_device_properties() folds to a "
+                    "constant while tracing, as CUDA's does", evidence="issue 20: Dynamo "
+                    "refused torch_musa's _MusaDeviceProperties as a constant (CUDA's type "
+                    "is listed in torch._dynamo.utils.common_constant_types)"),)),
     Area("aot_cache", ("torch._functorch._aot_autograd.autograd_cache",), "the AOT-autograd "
          "cache accepts graphs that call the factory wrappers (marked cacheable)",
          versions=(("torch", ">=2.7"),)),

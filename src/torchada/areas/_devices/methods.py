@@ -6,9 +6,13 @@ from torchada.areas._devices.wrappers import method_wrapper, storage_cuda, tenso
 def install(ctx, fast, dmap, types):
     torch = ctx.torch
     Tensor = torch.Tensor
-    ctx.setattr(Tensor, "to", fast(Tensor.to, method_wrapper(
-        Tensor.to, dmap, types, torch._C.TensorBase.to), dmap, types, positional=True,
-        translated=torch._C.TensorBase.to))
+    to = fast(Tensor.to, method_wrapper(Tensor.to, dmap, types, torch._C.TensorBase.to),
+              dmap, types, positional=True, translated=torch._C.TensorBase.to)
+    # torch_musa's Tensor.to is a Python function named "_to"; Dynamo treats a bound method
+    # as the tensor's own method (one graph node) only when the tensor has an attribute of
+    # the method's __name__, so the replacement carries the name it is installed under.
+    _name_as(to, "to", "Tensor.to")
+    ctx.setattr(Tensor, "to", to)
     for name in ("pin_memory", "is_pinned"):
         ctx.setattr(Tensor, name, method_wrapper(getattr(Tensor, name), dmap, types))
     ctx.setattr(torch.nn.Module, "to", method_wrapper(torch.nn.Module.to, dmap, types))
@@ -25,6 +29,12 @@ def install(ctx, fast, dmap, types):
         return get_device(self) >= 0
 
     ctx.setattr(Tensor, "is_cuda", property(is_cuda))
+
+
+def _name_as(fn, name, qualname):
+    for obj in (fn, getattr(fn, "__torchada_slow__", None)):
+        if obj is not None:
+            obj.__name__, obj.__qualname__ = name, qualname
 
 
 def _index_device(torch):

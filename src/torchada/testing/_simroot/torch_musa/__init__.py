@@ -75,7 +75,8 @@ from .core.device import (Device as device, DeviceOf as device_of, set_device, c
                           is_available, device_count, synchronize, get_device_name,
                           get_device_capability, get_device_properties, can_device_access_peer,
                           _exchange_device, _maybe_exchange_device, _DeviceGuard, register_musa_hook,
-                          get_arch_list, is_bf16_supported, is_tf32_supported)
+                          get_arch_list, is_bf16_supported, is_tf32_supported,
+                          _MusaDeviceProperties)
 
 register_musa_hook()
 

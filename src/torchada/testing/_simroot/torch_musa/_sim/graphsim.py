@@ -64,10 +64,26 @@ def _instantiate():
 
 
 def _is_musa(x):
-    return isinstance(x, torch.Tensor) and x.device.type == "musa"
+    # Plain tensors only: a device capture records kernels launched, and tracing (Dynamo's
+    # fake tensors, AOT autograd's functional ones) launches none.
+    return type(x) in (torch.Tensor, torch.nn.Parameter) and x.device.type == "musa"
 
 
 class _Recorder(TorchDispatchMode):
+    """Records the ops of a capture. A device capture is invisible to torch.compile (a
+    graph may compile inside it, as on a card: torch_musa's MUSAGraph::capture_begin only
+    begins a stream capture, MUSAGraph.cpp v2.7.1), so the recorder asks Dynamo to ignore it:
+    ``ignore_compile_internals`` (torch >= 2.9's check: off while compiling, on while the
+    compiled code runs) and ``is_infra_mode`` (torch 2.7 / 2.8's check)."""
+
+    @classmethod
+    def ignore_compile_internals(cls):
+        return True
+
+    @classmethod
+    def is_infra_mode(cls):
+        return True
+
     def __init__(self):
         super().__init__()
         self.calls = []

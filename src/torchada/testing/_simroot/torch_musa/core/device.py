@@ -10,6 +10,9 @@ from torch_musa.core._lazy_init import _lazy_init
 from torch_musa.core._utils import _get_musa_device_index
 
 _device_t = Union[torch.device, str, int, None]
+# torch_musa/core/device.py:18 (the 2.7.1 API record: a c-binding, torch.musa.
+# _MusaDeviceProperties is torch_musa._MUSAC._MusaDeviceProperties)
+_MusaDeviceProperties = _MUSAC._MusaDeviceProperties
 
 
 # torch_musa/core/device.py (manifest lineno of DeviceOf: 44): the classes keep their own
