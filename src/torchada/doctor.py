@@ -366,6 +366,25 @@ def _areas(found, data):
                 fix["name"], fix["state"], " - %s" % fix["reason"] if fix["reason"] else "")))
 
 
+def _operators(found, data):
+    ops = data.get("operators")
+    if not ops:
+        return
+    from torchada._core import settings
+
+    if not ops["missing"]:
+        found.append(Finding(OK, "operators", "torch_musa %s has a kernel for every aten "
+                             "operator with a CPU kernel (%s)" % (ops["release"], ops["source"])))
+        return
+    on = settings.read("TORCHADA_CPU_FALLBACK", default=True)
+    found.append(Finding(INFO if on else WARN, "operators", "torch_musa %s has no kernel for "
+                         "%d aten operators (%s); %s: %s" % (
+                             ops["release"], len(ops["missing"]), ops["source"],
+                             "they run on the CPU when called (docs/cpu_fallback.md)" if on else
+                             "they raise (TORCHADA_CPU_FALLBACK=0)", ", ".join(ops["missing"])),
+                         None if on else "unset TORCHADA_CPU_FALLBACK to run them on the CPU"))
+
+
 def diagnose():
     """(findings, facts): everything the doctor found."""
     found, facts = [], {}
@@ -387,6 +406,7 @@ def diagnose():
             _native(found, data)
             _finders(found, data)
             _areas(found, data)
+            _operators(found, data)
     _guarded(found, "the CUDA / MUSA variables", _environment, found)
     return found, facts
 

@@ -145,6 +145,19 @@ def _areas(out):
         out["torch_musa_error"] = registry.backend_error
 
 
+def _operators(out):
+    """The aten overloads this torch_musa has no kernel for (what the cpu_fallback area
+    runs on the CPU), as the area found them."""
+    if out.get("platform") != "musa" or "torch_musa" not in sys.modules:
+        return
+    import torch
+    from torchada.areas._cpu_fallback import opset
+    from torchada.areas.cpu_fallback import _release
+
+    missing, source = opset.missing_ops(torch, _release())
+    out["operators"] = {"missing": missing, "source": source, "release": _release()}
+
+
 def probe(fired):
     """``fired``: [the start-up hook's decision] when it ran before any user code, else []."""
     out = {"python": sys.version.split()[0], "executable": sys.executable,
@@ -163,7 +176,7 @@ def probe(fired):
         return out
     out["torch"] = torch.__version__
     for name, step in (("areas", _areas), ("versions", lambda o: _versions(o, torch)),
-                       ("finders", _finders), ("native", _native)):
+                       ("finders", _finders), ("native", _native), ("operators", _operators)):
         try:
             step(out)
         except Exception as exc:

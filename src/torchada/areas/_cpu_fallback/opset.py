@@ -22,8 +22,9 @@ _PROBE_OP = "aten::special_airy_ai.out"
 
 
 def table_ops(release):
-    """(overloads torch_musa ``release`` registers for PrivateUse1, overloads its table knows)
-    as frozensets of dispatcher names, or None where no operator table is available.
+    """(overloads torch_musa ``release`` registers for PrivateUse1, overloads its table knows,
+    the release of the table used) as frozensets of dispatcher names and a string, or None
+    where no operator table is available.
 
     The table module's interface (``torchada.testing.optable``, issue 21 parts 1-2):
     ``table_for(version)`` the release whose table models ``version``, ``load(release)`` that
@@ -33,9 +34,10 @@ def table_ops(release):
     try:
         from torchada.testing import optable
 
-        table = optable.load(optable.table_for(release))
+        modelled = optable.table_for(release)
+        table = optable.load(modelled)
         return (frozenset(optable.registered(table, "PrivateUse1")),
-                frozenset(table["torch_ops"]))
+                frozenset(table["torch_ops"]), modelled)
     except (ImportError, AttributeError, KeyError, LookupError, OSError, ValueError):
         return None
 
@@ -61,17 +63,28 @@ def has_backend_fallback(torch):
                for line in table.splitlines())
 
 
+_answers = {}  # release -> the first answer, given before the fallback registered anything
+
+
 def missing_ops(torch, release):
-    """(sorted names torch_musa ``release`` lacks, where that answer comes from)."""
+    """(sorted names torch_musa ``release`` lacks, where that answer comes from). The first
+    answer is kept: later the fallback's own kernels are among the registrations."""
+    if release not in _answers:
+        _answers[release] = _missing_ops(torch, release)
+    return _answers[release]
+
+
+def _missing_ops(torch, release):
     live = _registrations(torch, "PrivateUse1")
     needed = needs_device_kernel(torch)
     if not has_backend_fallback(torch):
         return sorted(needed - live), "the dispatcher's PrivateUse1 registrations"
     table = table_ops(release) if release else None
     if table is not None:
-        registered, known = table
+        registered, known, modelled = table
         return (sorted((needed & known) - registered - live),
-                "operator table of torch_musa %s" % release)
+                "operator table of torch_musa %s%s" % (
+                    modelled, "" if modelled == release else ", modelling %s" % release))
     return [], "no operator table for torch_musa %s, and a backend fallback serves every " \
                "operator" % release
 
