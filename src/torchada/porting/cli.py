@@ -52,6 +52,8 @@ def _print_revert(result, out):
         print("restored %s" % _rel(path), file=out)
     for path, reason in conflicts:
         print("not restored %s: %s" % (_rel(path), reason), file=sys.stderr)
+    for path, note in result.notes:
+        print("note %s: %s" % (_rel(path), note), file=sys.stderr)
     for path, count in result.earlier:
         print("kept %d earlier port record%s of %s: the file was edited after %s (it now "
               "holds its content from just before the later port; --revert --force goes "
@@ -75,6 +77,7 @@ def main(argv=None):
                            "conflicts": [{"path": p, "reason": r} for p, r in conflicts],
                            "earlier_records_kept": [{"path": p, "records": n}
                                                     for p, n in result.earlier],
+                           "notes": [{"path": p, "note": n} for p, n in result.notes],
                            "records": result.records}, out, indent=1)
                 out.write("\n")
             else:

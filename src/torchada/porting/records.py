@@ -3,7 +3,12 @@
 Every port that changes a file first records the bytes it read (the file's content just
 before that port), with their mode and times, under ``<user cache>/port-records`` (0o700,
 outside the user's tree), so ``revert`` gives back the newest content the user had before
-each port, byte for byte (docs/porting.md, "Revert"). A run's writes are staged (``Batch``)
+each port, byte for byte (docs/porting.md, "Revert"). Revert writes what is there back into
+the user's tree, so the folder is held to the native cache's trust rules
+(``native_cache.trusted_dir``: a real folder of this user's that nobody else can write, in
+folders nobody else can swap) before anything in it is read or written; an existing one
+that others can read is made 0o700 (it holds copies of the user's sources). The new file
+keeps the old one's owner, group and extended attributes (``file_meta``). A run's writes are staged (``Batch``)
 and made visible together: a crash leaves every file either old or new, with its original
 recorded and synced first, and a run that stops leaves nothing behind.
 
@@ -30,7 +35,10 @@ import secrets
 import stat
 import time
 
-from torchada._core.files import discard, fsync_dir, private_dir, temp_beside, temp_name, write_atomic
+from torchada._core.files import discard, fsync_dir, temp_beside, temp_name, write_atomic
+
+from .file_meta import carry, kept_mode
+from .report import PortError
 
 # Above this many files or folders, commit syncs them from a few threads: fsync waits on
 # the disk with the GIL released, and the file system batches concurrent syncs in one
@@ -40,8 +48,32 @@ _PARALLEL_SYNC_MIN = 16
 _SYNC_THREADS = 8
 
 
+RECORDS = "port-records"
+
+
+def records_path():
+    """Where the records live (for messages; not checked)."""
+    from torchada._core.files import user_cache_root
+
+    return os.path.join(user_cache_root(), RECORDS)
+
+
 def records_dir(create=False):
-    return private_dir("port-records", create=create)
+    """The records folder after the trust checks (see the module); without ``create`` a
+    missing folder's path (nothing there to trust). PortError naming the folder and the fix
+    when it fails them: nothing is recorded or reverted from a folder others could write."""
+    from torchada._core.native_cache import CacheRefused, trusted_dir
+
+    try:
+        path = trusted_dir(RECORDS, create=create)
+    except FileNotFoundError:
+        return records_path()
+    except CacheRefused as exc:
+        raise PortError("%s. The porter keeps the originals it restores there: it records and "
+                        "reverts nothing until then" % str(exc).rstrip(".")) from None
+    if stat.S_IMODE(os.lstat(path).st_mode) & 0o077:  # others may read users' sources
+        os.chmod(path, 0o700)
+    return path
 
 
 def file_id(path):
@@ -119,20 +151,26 @@ class Batch:
         replaced or changed since it was read); with another link, by a copy of
         ``original`` (the other link could change under the record). Nothing is kept
         here; a failure removes what it wrote."""
-        records, meta = [], None
+        records, meta, temp = [], None, None
         sig = signature(st)
         try:
             if self.record:
                 meta = self._stage_record(path, original, data, st, records)
-            temp = temp_beside(path, data, stat.S_IMODE(st.st_mode), False, prefix=self.prefix)
-            return records, meta, (temp, path, sig, meta[0] if meta else None)
+            mode, note = kept_mode(st.st_mode)
+            temp = temp_beside(path, data, mode, False, prefix=self.prefix)
+            notes = ([note] if note else []) + ["%s not kept" % what
+                                                for what in carry(st, path, temp)]
+            return records, meta, (temp, path, sig, meta[0] if meta else None), notes
         except BaseException:
             for tmp, _ in records:
                 discard(tmp)
+            if temp is not None:
+                discard(temp)
             raise
 
     def keep(self, staged):
-        records, meta, file_entry = staged
+        """Take over what ``stage`` wrote (its notes are the caller's to report)."""
+        records, meta, file_entry = staged[:3]
         self.records += records
         if meta is not None:
             self.metas[meta[0]] = meta[1]
@@ -211,7 +249,7 @@ class Batch:
             if self.records:
                 fsync_dir(self.rdir)
             for tmp, target, sig, fid in self.files:
-                if _signature_of(target) != sig:  # changed since it was read: left alone
+                if signature_of(target) != sig:  # changed since it was read: left alone
                     discard(tmp)
                     changed.append((target, fid))
                     continue
@@ -236,7 +274,8 @@ class Batch:
             discard(os.path.join(self.rdir, self.metas[fid]["orig"]))
 
 
-def _signature_of(path):
+def signature_of(path):
+    """``signature`` of what is at ``path`` now (never following a link), None if nothing."""
     try:
         return signature(os.lstat(path))
     except OSError:

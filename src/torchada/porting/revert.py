@@ -16,16 +16,22 @@ what the port wrote. Revert walks a file's stack from the newest record down:
 So a file ported, edited, ported again and reverted gets back its edited content (new
 functions included), never the older original; a second revert refuses (the file is not
 what the first port wrote) unless forced. Nothing recorded under the paths: ``nothing``.
+
+The file is replaced only if it is still the one that was hashed (device, inode, size,
+mtime, checked again just before the rename): an edit made meanwhile is never lost, the
+file is left alone and named. The restored file gets the recorded mode without setuid,
+setgid, sticky or write-for-others bits, and the current file's owner, group and extended
+attributes; what could not be kept is in ``notes``.
 """
 import os
-import stat
 from collections import namedtuple
 
 from torchada._core.files import discard, fsync_dir, temp_beside
 
 from .collect import within
+from .file_meta import carry, kept_mode
 from .reading import NotPorted, read_regular
-from .records import forget, fsync_file, list_records, sha256
+from .records import forget, fsync_file, list_records, sha256, signature, signature_of
 from .report import PortError
 
 
@@ -33,12 +39,14 @@ class RevertReport(namedtuple("RevertReport", "restored untouched conflicts")):
     """``restored``: paths written back; ``untouched``: paths already holding their content
     before the port; ``conflicts``: (path, reason) left alone. ``earlier``: (path, number
     of older records kept: the file was edited after those ports). ``records``: how many
-    records were found under the paths (0: nothing to revert)."""
+    records were found under the paths (0: nothing to revert). ``notes``: (path, what the
+    restored file could not keep: mode bits, owner, extended attributes)."""
 
-    def __new__(cls, restored, untouched, conflicts, earlier=(), records=0):
+    def __new__(cls, restored, untouched, conflicts, earlier=(), records=0, notes=()):
         self = super().__new__(cls, restored, untouched, conflicts)
         self.earlier = list(earlier)
         self.records = records
+        self.notes = list(notes)
         return self
 
 
@@ -57,24 +65,26 @@ def revert_paths(paths, force=False):
     for entry in list_records():
         if any(within(entry["path"], r) for r in roots):
             stacks.setdefault(entry["_id"], []).append(entry)
-    restored, untouched, conflicts, earlier = [], [], [], []
+    restored, untouched, conflicts, earlier, notes = [], [], [], [], []
     done = []  # forgotten together: a run index is rewritten once, not once per file
     try:
         for fid in sorted(stacks, key=lambda f: stacks[f][0]["path"]):
-            _revert_file(stacks[fid], force, restored, untouched, conflicts, earlier, done)
+            _revert_file(stacks[fid], force, restored, untouched, conflicts, earlier, done,
+                         notes)
     finally:
         forget(done)
     return RevertReport(restored, untouched, conflicts, earlier,
-                        sum(len(s) for s in stacks.values()))
+                        sum(len(s) for s in stacks.values()), notes)
 
 
-def _revert_file(stack, force, restored, untouched, conflicts, earlier, done):
+def _revert_file(stack, force, restored, untouched, conflicts, earlier, done, notes):
     path = stack[-1]["path"]
     wrote = False
     left = len(stack)
     for entry in reversed(stack):
         try:
-            current = sha256(read_regular(path)[0])
+            data, st = read_regular(path)
+            current = sha256(data)
         except FileNotFoundError:
             reason = "deleted since it was ported"
             break
@@ -84,7 +94,7 @@ def _revert_file(stack, force, restored, untouched, conflicts, earlier, done):
         if current == entry["original_sha256"]:
             pass  # already the content before this port
         elif current == entry.get("ported_sha256") or (force and left == len(stack)):
-            reason = _restore(path, entry)
+            reason = _restore(path, entry, st, notes)
             if reason:
                 break
             wrote = True
@@ -102,9 +112,14 @@ def _revert_file(stack, force, restored, untouched, conflicts, earlier, done):
         earlier.append((path, left))
 
 
-def _restore(path, entry):
-    """Write back the content before ``entry``'s port, with its mode and times; a reason
-    string when the recorded original cannot be trusted."""
+CHANGED_DURING_REVERT = ("changed while it was being reverted: left alone, your new content "
+                         "is kept (run torchada port --revert again)")
+
+
+def _restore(path, entry, st, notes):
+    """Write back the content before ``entry``'s port, with its mode (masked) and times,
+    over the file ``st`` describes (the one whose content was hashed); a reason string when
+    the recorded original cannot be trusted or the file changed since it was hashed."""
     try:
         with open(entry["_orig"], "rb") as fh:
             original = fh.read()
@@ -113,17 +128,23 @@ def _restore(path, entry):
     if sha256(original) != entry["original_sha256"]:
         return "the recorded original is damaged"
     mode = entry.get("mode")
-    if not isinstance(mode, int):
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+    mode, note = kept_mode(mode if isinstance(mode, int) else st.st_mode)
     tmp = temp_beside(path, original, mode, False)
     try:
+        lost = ["%s not kept" % what for what in carry(st, path, tmp)]
         times = (entry.get("atime_ns"), entry.get("mtime_ns"))
         if all(isinstance(t, int) for t in times):
             os.utime(tmp, ns=times)
         fsync_file(tmp)
+        if signature_of(path) != signature(st):  # edited since it was hashed: keep the edit
+            discard(tmp)
+            return CHANGED_DURING_REVERT
         os.replace(tmp, path)
     except BaseException:
         discard(tmp)
         raise
     fsync_dir(os.path.dirname(path))
+    if note or lost:
+        notes.append((path, "; ".join(([note] if note else []) + lost)))
     return None
+

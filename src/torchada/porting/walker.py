@@ -134,6 +134,8 @@ def _port_one(path, porter, scan, batch, detail):
                 staged = batch.stage(path, raw, result.text.encode("utf-8", "surrogateescape"), st)
             except FileChanged:
                 return (path, 0, None, {}, _CHANGED_WHILE_PORTED), None
+            if staged[3]:  # what the new file could not keep of the old (owner, mode, xattrs)
+                notice = "; ".join(([notice] if notice else []) + staged[3])
     keep = changed and detail
     domains = Counter(e.domain for e in result.edits)
     return (path, len(raw), FileResult(path, changed, result.edits, findings, domains,
