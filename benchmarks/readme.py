@@ -91,6 +91,14 @@ BENCHMARKS = [
           "benchmarks/operator_fixes_cost.py [--rounds 15] [--calls 2000] [--pairs 3]",
           "Each operator fix unit on against off, per call, on musa and on the CPU (CPU calls "
           "never reach a fix: ratio ~1.0).", ["*.ratio"]),
+    Bench("cpu_fallback_cost", "cpu_fallback_cost.py",
+          "benchmarks/cpu_fallback_cost.py [--rounds 15] [--calls 2000]",
+          "Ops torch_musa has kernels for (add, mul_, sum, mm, relu on small musa tensors) "
+          "with the cpu_fallback area applied against it reverted, alternating in one child "
+          "(goal: ratio 1.00 within noise); a missing op through the fallback against the same "
+          "op on CPU tensors, and the covered ops under verify's dispatch mode (what "
+          "TORCHADA_VERIFY=1 costs; off it installs nothing). ns per 5-op step, medians.",
+          ["covered.*", "missing.*", "verify.*"]),
     Bench("cold_first_call", "cold_first_call.py",
           "benchmarks/cold_first_call.py [--processes 7]",
           "The first multinomial / log / isfinite call on musa tensors in a fresh process, "
