@@ -213,7 +213,9 @@ def device_cases(factories, tensor_new):
 
 
 def table_cases(rows, resolve):
-    """Every callable torch.cuda row (mapped / emulated / native) called inside ``f``.
+    """Every callable torch.cuda row (mapped / emulated / native) called inside ``f``, on a
+    CPU input: the call itself is the spelling under test (and a CPU torch without CUDA
+    then shows what its Dynamo does with the call).
 
     ``rows``: [(qualname, row)] from the table; ``resolve(qualname)``: the object under
     torch.cuda on this machine, or None where this torch has no such name.
@@ -230,7 +232,7 @@ def table_cases(rows, resolve):
         args = CALL_ARGS.get(qualname, "")
         cases.append(_case("cuda.%s" % qualname, row.area,
                            "v = torch.cuda.%s(%s)\nreturn x + 1, v" % (qualname, args),
-                           random=qualname in VOLATILE))
+                           inputs="cpu", random=qualname in VOLATILE))
     return cases
 
 
