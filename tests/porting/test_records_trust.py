@@ -5,20 +5,14 @@ write-for-others bits; a file edited between revert's hash and its rename is lef
 owner, group and extended attributes are kept, or their loss is reported.
 
 The owner checks run as a real non-root user (created here; the suite runs as root)."""
-import grp
 import os
-import pwd
-import shutil
 import stat
-import subprocess
-import sys
 import tempfile
 import textwrap
-import types
 
 import pytest
 
-from tests._fresh import SRC
+from tests._users import fresh_home, non_root_user, run_as
 
 from torchada.porting import PortError, port_paths, revert_paths
 from torchada.porting import revert as revert_mod
@@ -141,63 +135,13 @@ _CHILD = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def user():
-    """A fresh non-root user with its own group, and an interpreter it can run."""
-    if os.geteuid() != 0:
-        pytest.skip("creating a test user needs root (this run has uid %d)" % os.geteuid())
-    tools = [shutil.which(t) for t in ("useradd", "groupadd", "userdel", "groupdel")]
-    if None in tools:
-        pytest.skip("useradd / groupadd are not installed: no test user can be made")
-    useradd, groupadd, userdel, groupdel = tools
-    name = "tdport%d" % os.getpid()
-    made = subprocess.run([groupadd, name], capture_output=True, text=True)
-    if made.returncode:
-        pytest.skip("groupadd failed: %s" % made.stderr.strip())
-    made = subprocess.run([useradd, "-M", "-N", "-g", name, "-s", "/bin/false", name],
-                          capture_output=True, text=True)
-    if made.returncode:
-        subprocess.run([groupdel, name])
-        pytest.skip("useradd failed: %s" % made.stderr.strip())
-    base = tempfile.mkdtemp(prefix="torchada-nonroot-")
-    os.chmod(base, 0o755)
-    try:
-        account = pwd.getpwnam(name)
-        found = types.SimpleNamespace(name=name, uid=account.pw_uid, gid=account.pw_gid,
-                                      base=base, python=None)
-        # the suite's interpreter may live where only root can read (a pyenv under /root)
-        for python in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
-            try:
-                probe = _as(found, ["-c", "import torchada.porting.cli"], python=python)
-            except PermissionError:  # the user may not even run it
-                continue
-            if probe.returncode == 0:
-                found.python = python
-                break
-        if found.python is None:
-            pytest.skip("no Python interpreter the test user can run (tried %s and "
-                        "/usr/bin/python3)" % sys.executable)
-        yield found
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-        subprocess.run([userdel, name], capture_output=True)
-        subprocess.run([groupdel, name], capture_output=True)
-
-
-def _as(user, argv, python=None, cwd=None):
-    home = os.path.join(user.base, "home")
-    env = {"PATH": "/usr/bin:/bin", "HOME": home, "XDG_CACHE_HOME": os.path.join(home, ".cache"),
-           "PYTHONPATH": str(SRC), "PYTHONDONTWRITEBYTECODE": "1", "LC_ALL": "C.UTF-8"}
-    return subprocess.run([python or user.python, "-B", *argv], env=env, cwd=cwd or user.base,
-                          user=user.uid, group=user.gid, extra_groups=[user.gid],
-                          capture_output=True, text=True, timeout=120)
+    with non_root_user("port") as made:
+        yield made
 
 
 def _users_tree(user, tmp):
     """A home with an empty cache and a source tree of the user's (fresh per test)."""
-    shutil.rmtree(os.path.join(user.base, "home", ".cache", "torchada"), ignore_errors=True)
-    for sub in ("home", "home/.cache"):
-        os.makedirs(os.path.join(user.base, sub), exist_ok=True)
-        os.chown(os.path.join(user.base, sub), user.uid, user.gid)
-        os.chmod(os.path.join(user.base, sub), 0o700)
+    fresh_home(user)
     tree = tempfile.mkdtemp(prefix=tmp, dir=user.base)
     path = os.path.join(tree, "k.cu")
     with open(path, "wb") as fh:
@@ -213,7 +157,7 @@ def test_as_a_user_a_records_folder_of_another_user_is_refused(user):
     os.mkdir(cache, 0o700)
     os.chown(cache, user.uid, user.gid)
     os.mkdir(os.path.join(cache, "port-records"), 0o755)  # root's, inside the user's cache
-    proc = _as(user, ["-c", _CHILD, tree])
+    proc = run_as(user, ["-c", _CHILD, tree])
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert ("not using the cache folder %s/port-records: it belongs to user id 0, not to this "
             "user (%d)" % (cache, user.uid)) in proc.stderr
@@ -223,12 +167,12 @@ def test_as_a_user_a_records_folder_of_another_user_is_refused(user):
 def test_as_a_user_a_records_folder_the_group_can_write_is_refused(user):
     tree, path = _users_tree(user, "group-writable-")
     cache = os.path.join(user.base, "home", ".cache", "torchada")
-    ported = _as(user, ["-c", _CHILD, tree])
+    ported = run_as(user, ["-c", _CHILD, tree])
     assert ported.returncode == 0 and PORTED_MARK in open(path, "rb").read(), ported.stderr
     folder = os.path.join(cache, "port-records")
     assert os.lstat(folder).st_uid == user.uid and _mode(folder) == 0o700
     os.chmod(folder, 0o770)  # the group's other members could plant records now
-    proc = _as(user, ["-c", _CHILD, "--revert", tree])
+    proc = run_as(user, ["-c", _CHILD, "--revert", tree])
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "can be written by group or others (mode 770)" in proc.stderr
     assert "chmod go-w %s" % folder in proc.stderr
@@ -247,7 +191,7 @@ def test_as_a_user_a_lost_owner_is_reported(user):
     os.chown(path, 0, user.gid)
     os.chmod(path, 0o664)
     _users_tree(user, "unused-")  # the user's home and cache
-    proc = _as(user, ["-c", _CHILD, tree])
+    proc = run_as(user, ["-c", _CHILD, tree])
     assert proc.returncode == 0, proc.stderr
     assert PORTED_MARK in open(path, "rb").read()
     assert os.lstat(path).st_uid == user.uid

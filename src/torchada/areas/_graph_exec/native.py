@@ -4,8 +4,9 @@ torch_musa binds ``reinstantiate_graph`` but nothing that drops an executable an
 template, and its ``reinstantiate_graph`` refuses a graph without an executable (v2.7.1
 csrc/aten/musa/MUSAGraph.cpp:219; v2.7.0 has none), so a small extension does both:
 ``free_executable(graph)`` and ``restore_executable(graph)`` (plus ``has_executable``).
-On MUSA it is compiled against torch_musa's headers (``csrc/graph_exec_musa.cpp``; its CUDA
-twin runs it on an NVIDIA GPU, docs/native_twin.md); on the simulator against the
+On MUSA it is compiled against torch_musa's headers (``csrc/graph_exec_musa.cpp``, whose
+names are cited from torch_musa's v2.7.1 source but which has never been compiled by mcc:
+no MUSA toolkit here; its CUDA twin runs it on an NVIDIA GPU, docs/native_twin.md); on the simulator against the
 simulated driver (``csrc/graph_exec_sim.cpp``).
 """
 import os

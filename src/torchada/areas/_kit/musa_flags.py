@@ -1,6 +1,6 @@
-"""The flags torchada's native builds pass on a MUSA machine, checked against torch_musa's
+"""The flags torchada's native builds pass on a MUSA machine, cited from torch_musa's
 extension loader (torch_musa v2.7.1 ``torch_musa/utils/musa_extension.py``; the newest
-commit's is the same file).
+commit's is the same file): read, not run, as there is no MUSA toolkit here.
 
 * Every MUSA build goes through torch_musa's ``load`` with ``with_musa=True`` (lines
   1346-1360), ``.cpp``-only ones too: only then does its ninja file add the MUSA include

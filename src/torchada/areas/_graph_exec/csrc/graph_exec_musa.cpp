@@ -2,8 +2,9 @@
 // and keeps the template; restore_executable(graph) instantiates a new one from the
 // template; has_executable(graph) says which of the two states it is in.
 //
-// Checked against torch_musa's source at the v2.7.1 tag (0bc05bf; the newest commit,
-// 8b583b3, changed README.md only) and v2.7.0:
+// Cited from torch_musa's source at the v2.7.1 tag (0bc05bf; the newest commit, 8b583b3,
+// changed README.md only) and v2.7.0, read, not compiled: no MUSA toolkit here, so mcc
+// has never compiled this file (its CUDA twin is compiled and run, docs/native_twin.md):
 // * at::musa::MUSAGraph is declared in torch_musa/csrc/aten/musa/MUSAGraph.h:24 (shipped
 //   by MANIFEST.in:6); graph_ (line 47), graph_exec_ (48), has_graph_ (56) and
 //   has_graph_exec_ (58) are protected members, read here through an explicit-instantiation

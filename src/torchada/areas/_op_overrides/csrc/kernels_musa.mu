@@ -1,6 +1,7 @@
 // kernels.h on a Moore Threads GPU, compiled by torch_musa's extension loader with mcc.
 //
-// Every torch_musa name below is checked against torch_musa's source at the v2.7.1 tag
+// Every torch_musa name below is cited from torch_musa's source at the v2.7.1 tag (read,
+// not compiled: no MUSA toolkit here; mcc has never compiled this file)
 // (0bc05bf), which is also the newest commit's code (8b583b3 changed README.md only), and
 // at v2.7.0 (the same files).  No MUSA toolkit or hardware here: the same file is compiled
 // for CUDA through cuda_twin.h (names only) and run on an NVIDIA GPU by
