@@ -99,3 +99,19 @@ def test_bad_switch_value_warns_once_naming_it_and_keeps_the_default():
                    "2).cpu().tolist())", TORCHADA_CPU_FALLBACK="maybe")
     assert proc.stderr.count("TORCHADA_CPU_FALLBACK='maybe'") == 1
     assert "1 or 0" in proc.stderr and proc.stdout.strip() == "[1.0, 1.0]"
+
+
+def test_a_failure_inside_the_fallback_raises_what_the_op_would():
+    out = last_json(run_sim("""
+        import json
+        from torchada.areas._cpu_fallback import kernel
+        def broken(self, value, keep_storage=False):
+            raise MemoryError("injected")
+        kernel.CpuKernel._to_cpu = broken
+        try:
+            torch.linalg.matrix_exp(torch.eye(2, device="cuda"))
+        except NotImplementedError as exc:
+            print(json.dumps({"error": str(exc)}))
+    """))
+    assert out["error"].startswith("aten::linalg_matrix_exp has no kernel in torch_musa")
+    assert "MemoryError: injected" in out["error"] and "TORCHADA_CPU_FALLBACK=0" in out["error"]

@@ -151,3 +151,47 @@ def test_off_installs_nothing_and_a_bad_value_warns_once():
     assert last_json(proc) == {"modes": 0, "hooks": 0}
     assert proc.stderr.count("TORCHADA_VERIFY='maybe'") == 1 and "first, all" in proc.stderr
     assert last_json(run_sim(code, TORCHADA_VERIFY="all")) == {"modes": 1, "hooks": 1}
+
+
+COMPILED = """
+import json
+def f(a, b):
+    return torch.mm(a * 1, b, out_dtype=torch.float32).relu()
+a = torch.ones(3, 4, dtype=torch.bfloat16, device="cuda")
+b = torch.ones(4, 2, dtype=torch.bfloat16, device="cuda")
+out = {}
+for backend in ("eager", "aot_eager"):
+    torch._dynamo.reset()
+    try:
+        out[backend] = torch.compile(f, fullgraph=True, backend=backend)(a, b).cpu().tolist()
+    except Exception as exc:
+        out[backend] = type(exc).__name__
+out["found"] = [r["op"] for r in torchada._core.trace.snapshot()["verify"]["mismatches"]]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not HAS_OUT_DTYPE, reason="torch < 2.9 has no mm(out_dtype=)")
+def test_compiled_graphs_are_checked_op_by_op():
+    """fullgraph compiles under verify; the graph's ops (eager / aot_eager) are compared."""
+    broken = last_json(run_sim(COMPILED, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1",
+                               TORCHADA_DISABLE_AREAS="operator_fixes", TORCHADA_VERIFY="all"))
+    assert broken["found"] == ["aten::mm.dtype", "aten::mm.dtype"]
+    fixed = last_json(run_sim(COMPILED, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1",
+                              TORCHADA_VERIFY="1"))
+    assert fixed == {"eager": [[4.0, 4.0]] * 3, "aot_eager": [[4.0, 4.0]] * 3, "found": []}
+
+
+def test_a_failure_inside_verify_never_fails_the_program():
+    out = last_json(run_sim("""
+        import json
+        from torchada.areas._verify import compare
+        def broken(*args):
+            raise MemoryError("injected")
+        compare.difference = broken
+        y = (torch.ones(3, device="cuda") * 2).cpu().tolist()
+        v = torchada._core.trace.snapshot()["verify"]
+        print(json.dumps({"y": y, "skipped": v["skipped"], "compared": v["compared"]}))
+    """, TORCHADA_VERIFY="1", TORCHADA_TRACE="1"))
+    assert out["y"] == [2.0, 2.0, 2.0] and out["compared"] == {}
+    assert out["skipped"]["verify error: MemoryError"] == {"aten::mul.Tensor": 1}
