@@ -92,3 +92,28 @@ def test_report_is_private_and_named_after_the_host(tmp_path):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600  # it holds argv
     assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700  # the folder it made
     assert path.name == "torchada-report-%s-%d.json" % (socket.gethostname(), data["pid"])
+
+
+def test_a_class_that_cannot_be_stood_in_for_is_installed_as_it_is():
+    class Picky:
+        def __init_subclass__(cls, **kwargs):
+            raise RuntimeError("no subclasses")
+
+    assert trace.counting_class("torch.cuda.Bool", bool) is bool  # bool takes no subclass
+    assert trace.counting_class("torch.cuda.Picky", Picky) is Picky
+
+
+def test_a_stand_in_counts_and_answers_as_the_class(monkeypatch):
+    monkeypatch.setattr(trace, "_calls", {})
+
+    class Stream:
+        def __init__(self, priority=0):
+            self.priority = priority
+
+    counted = trace.counting_class("torch.cuda.Stream", Stream)
+    made = counted(priority=-1)
+    assert type(made) is Stream and made.priority == -1
+    assert isinstance(made, counted) and issubclass(Stream, counted)
+    assert counted.__name__ == "Stream" and counted.__torchada_traced__ is Stream
+    program, from_torch = trace._calls["torch.cuda.Stream"][0], trace._calls["torch.cuda.Stream"][2]
+    assert program + from_torch == 1  # one construction (whose, depends on where tests run)

@@ -252,7 +252,7 @@ def counting_class(api, cls):
         counted = Counting(cls.__name__, (cls,), {
             "__module__": cls.__module__, "__qualname__": cls.__qualname__,
             "__doc__": cls.__doc__, "__torchada_traced__": cls})
-    except TypeError:  # a final class, or a metaclass that takes other arguments
+    except Exception:  # a final class, a metaclass taking other arguments: never fail an area
         return cls
     return counted
 
