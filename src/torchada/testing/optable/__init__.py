@@ -11,6 +11,7 @@ One JSON file per release, ``torch_musa_<release>_ops.json`` beside this module
   ``kernel`` where the source names one, ``reason`` for anything but registered,
   ``patched_torch`` for operators only torch_musa's patched torch defines.
 * ``fallbacks``: boxed fallbacks the release registers for a PrivateUse1-family key.
+* ``not_read``: what the release's build compiles that the generator could not read.
 * ``torch_ops``: every aten overload of the torch the release is built against; an
   operator outside it is one the release never saw (newer torch): unknown, not absent.
 """
