@@ -195,3 +195,36 @@ def test_a_failure_inside_verify_never_fails_the_program():
     """, TORCHADA_VERIFY="1", TORCHADA_TRACE="1"))
     assert out["y"] == [2.0, 2.0, 2.0] and out["compared"] == {}
     assert out["skipped"]["verify error: MemoryError"] == {"aten::mul.Tensor": 1}
+
+
+BROKEN_KERNEL = """
+import json
+import torch.nn as nn
+lib = torch.library.Library("aten", "IMPL")
+def wrong_relu(x):   # a broken device kernel: halves the positives
+    return torch.where(x.cpu() > 0, x.cpu() * 0.5, 0.0).to(x.device)
+lib.impl("relu", wrong_relu, "PrivateUse1")
+net = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.Identity(), nn.ReLU()))
+net.cuda()
+out = {}
+try:
+    y = net(torch.ones(2, 4, device="cuda"))   # NET LINE
+    out["ran"] = True
+except Exception as exc:
+    out["error"] = "%s: %s" % (type(exc).__name__, exc)
+out["verify"] = torchada._core.trace.snapshot()["verify"]
+print(json.dumps(out))
+"""
+
+
+def test_a_wrong_kernel_is_named_with_its_module_path_on_any_torch():
+    out = last_json(run_sim(BROKEN_KERNEL, TORCHADA_VERIFY="1", TORCHADA_TRACE="1"))
+    [record] = out["verify"]["mismatches"]
+    assert (record["op"], record["module"]) == ("aten::relu", "net.1.1")
+    assert record["inputs"] == ["self=float32[2, 4]"] and record["kind"] == "mismatch"
+    assert out["error"].startswith("VerifyMismatch: torchada verify: aten::relu in net.1.1 at ")
+    # the module's own line inside torch is not the program's: the site is the program's call
+    assert record["site"] == line_of("NET LINE", BROKEN_KERNEL)
+    diff = record["difference"]   # the largest error: a positive halved
+    assert diff["cpu_value"] > 0 and diff["device_value"] == pytest.approx(diff["cpu_value"] / 2)
+    assert diff["max_abs_error"] == pytest.approx(diff["cpu_value"] / 2)
