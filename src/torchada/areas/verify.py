@@ -14,13 +14,15 @@ torch_musa APIs relied on: none beyond its kernels (copies to the CPU).
 
 
 def apply(ctx):
-    from torchada._core import settings, trace
-    from torchada.areas._verify import findings, mode, modpath
+    from torchada._core import settings
 
     which = settings.read("TORCHADA_VERIFY")
-    if which is None:
+    if which is None:  # off: nothing imported, nothing installed
         ctx.note("off (TORCHADA_VERIFY=1 or `torchada run --verify` turns it on)")
         return
+    from torchada._core import trace
+    from torchada.areas._verify import findings, mode, modpath
+
     torch = ctx.torch
     found = findings.Findings(which, settings.read("TORCHADA_VERIFY_FIRST"),
                               settings.read("TORCHADA_VERIFY_EVERY"))
