@@ -44,7 +44,7 @@ def _args(text: str) -> list:
     """Top-level comma-separated arguments of a call's argument text."""
     out, depth, cur = [], 0, []
     for ch in text:
-        if ch in "([{<" and ch != "<":
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
@@ -95,17 +95,16 @@ def scan_file(path: str, text: str):
         body = code[open_at:_closing(code, open_at, "{", "}")]
         if key not in KERNEL_KEYS:
             continue
-        where = "%s:%d" % (path, _line(code, block.start()))
         if ns == "_":
             fallbacks.extend({"key": key, "source": "%s:%d" % (path, _line(code, open_at + pos))}
                              for pos in _fallbacks(body))
             continue
         for first, pos in _impls(body):
-            rows.append(_row(ns, key, first, "%s:%d" % (path, _line(code, open_at + pos)), where))
+            rows.append(_row(ns, key, first, "%s:%d" % (path, _line(code, open_at + pos))))
     return rows, fallbacks, macros
 
 
-def _row(ns: str, key: str, first: str, where: str, block: str) -> dict:
+def _row(ns: str, key: str, first: str, where: str) -> dict:
     lit = _LITERAL.match(first)
     if lit is None:
         return {"op": "%s::<%s>" % (ns, first), "key": key, "status": "unknown",
@@ -137,7 +136,7 @@ def expand_macro_uses(path: str, text: str, macros: dict):
             inner = body[block.end() - 1:]
             for first, _ in _impls(inner):
                 first = subst.get(first.strip(), first)
-                row = _row(ns, key, first, where, defined_at)
+                row = _row(ns, key, first, where)
                 row["how"] = "C++ macro %s (%s)" % (name, defined_at)
                 rows.append(row)
     return rows
