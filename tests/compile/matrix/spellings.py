@@ -159,6 +159,10 @@ NOT_TRACED = {
     "data_parallel": "torch.cuda.comm scatter / gather and nn.DataParallel run eagerly around "
                      "the replicas",
     "accelerator": "torch.accelerator memory routes are host-side queries",
+    "cpu_fallback": "PrivateUse1 kernels for ops the release lacks: Dynamo and AOT autograd "
+                    "record torch's operators (tests/areas/cpu_fallback)",
+    "verify": "off unless asked for; its dispatch mode is checked under compile in "
+              "tests/areas/verify",
 }
 
 
@@ -248,16 +252,16 @@ AREA_CASES = {
     ],
     "profiler": [
         ("nvtx.push_pop", "torch.cuda.nvtx.range_push(\"a\")\ny = x * 2\n"
-                          "torch.cuda.nvtx.range_pop()\nreturn y"),
-        ("nvtx.range", "with torch.cuda.nvtx.range(\"a\"):\n    y = x * 2\nreturn y"),
+                          "torch.cuda.nvtx.range_pop()\nreturn y", "cpu"),
+        ("nvtx.range", "with torch.cuda.nvtx.range(\"a\"):\n    y = x * 2\nreturn y", "cpu"),
     ],
     "distributed": [
         ("all_reduce", "y = x.clone()\ntorch.distributed.all_reduce(y)\nreturn y"),
-        ("get_backend", "return x + 1, torch.distributed.get_backend()"),
-        ("world", "return x * torch.distributed.get_world_size()"),
+        ("get_backend", "return x + 1, torch.distributed.get_backend()", "cpu"),
+        ("world", "return x * torch.distributed.get_world_size()", "cpu"),
     ],
     "cuda_private": [
-        ("get_device_index", "return x + torch.cuda._get_device_index(\"cuda:0\")"),
+        ("get_device_index", "return x + torch.cuda._get_device_index(\"cuda:0\")", "cpu"),
     ],
     "custom_ops": [
         ("custom_op", "return torch.ops.torchada_matrix.scale(x, 3.0)"),
@@ -270,11 +274,11 @@ AREA_CASES = {
         ("amp_autocast", "with torch.amp.autocast(\"cuda\"):\n    y = x @ x.t()\nreturn y"),
     ],
     "backends": [
-        ("allow_tf32", "return x * 2 if torch.backends.cuda.matmul.allow_tf32 else x * 3"),
-        ("cudnn_enabled", "return x * 2 if torch.backends.cudnn.enabled else x * 3"),
-        ("cudnn_available", "return x * 2 if torch.backends.cudnn.is_available() else x * 3"),
-        ("flash_sdp", "return x * 2 if torch.backends.cuda.flash_sdp_enabled() else x * 3"),
-        ("is_built", "return x * 2 if torch.backends.cuda.is_built() else x * 3"),
+        ("allow_tf32", "return x * 2 if torch.backends.cuda.matmul.allow_tf32 else x * 3", "cpu"),
+        ("cudnn_enabled", "return x * 2 if torch.backends.cudnn.enabled else x * 3", "cpu"),
+        ("cudnn_available", "return x * 2 if torch.backends.cudnn.is_available() else x * 3", "cpu"),
+        ("flash_sdp", "return x * 2 if torch.backends.cuda.flash_sdp_enabled() else x * 3", "cpu"),
+        ("is_built", "return x * 2 if torch.backends.cuda.is_built() else x * 3", "cpu"),
     ],
     "operator_fixes": [
         ("log", "return torch.log(x)"),
@@ -300,6 +304,13 @@ AREA_CASES = {
         ("capability", "major, minor = torch.cuda.get_device_capability()\n"
                        "return x * major + minor", "cpu"),
     ],
+}
+
+
+# The torch.cuda calls an area case makes, for the rules of torch's Dynamo (torch_rules.py).
+AREA_CASE_CALLS = {
+    "profiler.nvtx.push_pop": ("nvtx.range_push", "nvtx.range_pop"),
+    "profiler.nvtx.range": ("nvtx.range",),
 }
 
 

@@ -1,6 +1,7 @@
 """Tensor and module methods that take a device: Tensor.to / .cuda / .pin_memory /
 .is_pinned, Module.to, UntypedStorage.cuda, and Tensor.is_cuda (True for musa tensors)."""
-from torchada.areas._devices.wrappers import method_wrapper, storage_cuda, tensor_cuda
+from torchada.areas._devices.wrappers import (method_wrapper, module_to, storage_cuda,
+                                              tensor_cuda)
 
 
 def install(ctx, fast, dmap, types):
@@ -15,7 +16,8 @@ def install(ctx, fast, dmap, types):
     ctx.setattr(Tensor, "to", to)
     for name in ("pin_memory", "is_pinned"):
         ctx.setattr(Tensor, name, method_wrapper(getattr(Tensor, name), dmap, types))
-    ctx.setattr(torch.nn.Module, "to", method_wrapper(torch.nn.Module.to, dmap, types))
+    ctx.setattr(torch.nn.Module, "to", module_to(
+        torch.nn.Module.to, torch._C._get_privateuse1_backend_name(), torch.device))
     ctx.setattr(Tensor, "cuda", tensor_cuda(
         torch, torch._C.TensorBase.to, dmap, types, _index_device(torch), _current_index(torch)))
     storage_musa = getattr(torch.UntypedStorage, "musa", None)

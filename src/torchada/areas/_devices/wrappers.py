@@ -88,6 +88,39 @@ def method_wrapper(orig, dmap, types, translated=None):
     return functools.update_wrapper(wrapper, orig)
 
 
+def module_to(orig, musa_type, device_cls):
+    """``Module.to``: its device argument, positional or ``device=``, with CUDA names.
+
+    Written with only what Dynamo traces without a source (string tests on a constant,
+    ``torch.device``), not the device map: a module built inside a compiled function has its
+    ``to`` inlined with no source for the closure, and the map (a dict subclass) would break
+    the graph where torch's own ``Module.to`` does not. Not a hot path (a model moves once).
+    """
+    def translate(d):
+        if d.__class__ is str:
+            if d == "cuda":
+                return musa_type
+            if d.startswith("cuda:"):
+                index = d[5:]
+                if index.isdigit() and (index == "0" or index[0] != "0"):
+                    return musa_type + ":" + index
+        elif d.__class__ is device_cls and d.type == "cuda":
+            return device_cls(musa_type, d.index)
+        return d
+
+    def to(self, *args, **kwargs):
+        if args:
+            args = (translate(args[0]),) + args[1:]
+        elif "device" in kwargs:
+            kwargs["device"] = translate(kwargs["device"])
+        try:
+            return orig(self, *args, **kwargs)
+        except Exception as exc:
+            _raise_cuda_words(exc)
+
+    return functools.update_wrapper(to, orig)
+
+
 def tensor_cuda(torch, to, dmap, types, index_device, current_index):
     preserve = torch.preserve_format
 

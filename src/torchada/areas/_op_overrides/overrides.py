@@ -79,11 +79,22 @@ class CompiledOverrides:
             if self._pending:
                 if not build.done:
                     build.start()              # cheap once started
-                elif self._settle(args[0].device) and op in self.installed:
+                elif not self._tracing(args[0]) and self._settle(args[0].device) \
+                        and op in self.installed:
                     return overload(*args, **kwargs)   # now the compiled kernel
             return route(keyset, *args, **kwargs)
 
         return kernel
+
+    def _tracing(self, tensor):
+        """A compile is tracing this call (a fake or functional tensor, or a compile in
+        progress): the swap's device probes must not run inside the trace, where their host
+        reads become unbacked symbols (issue 20: aot_eager broke on isfinite). The next eager
+        call swaps."""
+        if type(tensor) is not self.torch.Tensor:
+            return True
+        context = getattr(getattr(self.torch, "_guards", None), "TracingContext", None)
+        return context is not None and context.try_get() is not None
 
     def _settle(self, device):
         """The build is done: swap in (or give back) unless a capture is running. True once
