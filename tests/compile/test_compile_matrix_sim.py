@@ -118,7 +118,8 @@ def test_without_the_dynamo_units_compiled_code_diverges(tmp_path):
         out.update(_matrix(env, tmp_path, "--only", prefix)["results"])
     assert out["devices.is_cuda"]["eager"]["status"] == "mismatch"
     assert out["legacy_types.type_str"]["eager"]["status"] == "mismatch"
-    assert out["cuda.get_device_properties"]["eager"]["status"] == "break"
+    # torch 2.9's compile without fullgraph raises on it too ("diverged")
+    assert out["cuda.get_device_properties"]["eager"]["status"] in ("break", "diverged")
 
 
 def test_every_area_and_table_row_is_in_the_matrix_or_says_why():

@@ -8,7 +8,8 @@ graph on any device.
 * a function Dynamo skips (trace_rules: SkipFunctionVariable): "marked as skipped";
 * ``torch.cuda.current_stream()`` where Dynamo tracks streams per device
   (``InstructionTranslator.symbolic_stream_state``, torch >= 2.10): the compiled call returns
-  the generic ``torch.Stream`` it tracks, eager code the device's Stream class.
+  the generic ``torch.Stream`` it tracks, eager code the device's Stream class;
+* ``Module.to(device)`` of a module built inside a compiled function, tried on the CPU.
 
     python tests/compile/matrix/torch_rules.py      # torchada inactive (no MUSA, or -X torchada=off)
 """
@@ -56,7 +57,23 @@ def main():
             elif name == "SkipFunctionVariable":
                 out[case] = {"status": "break", "why": "torch.cuda.%s: skipped by Dynamo's "
                              "trace rules" % qualname}
+    moved = module_to_breaks()
+    if moved:
+        out["devices.module_to"] = {"status": "break", "why": moved}
     print(json.dumps({"torch": torch.__version__, "rules": out}, sort_keys=True))
+
+
+def module_to_breaks():
+    """Whether this Dynamo breaks on ``Module.to(device)`` of a module built inside the
+    function, on the CPU (torch 2.7 / 2.9: ``torch._C._nn._parse_to`` returns no tensor)."""
+    def f(x):
+        return torch.nn.Identity().to("cpu")(x) + 1
+
+    try:
+        torch.compile(f, backend="eager", fullgraph=True)(torch.ones(2))
+    except Exception as exc:
+        return "Module.to on the CPU: %s" % str(exc).strip().splitlines()[0][:200]
+    return None
 
 
 if __name__ == "__main__":
