@@ -64,16 +64,19 @@ def apply(ctx):
     ctx.note("%d factory prefilters traced as torch functions" % len(found))
 
 
-def _tensor_variable(ctx, method):
-    """Dynamo's TensorVariable when it has ``method`` (its tracing of one attribute), or None
-    with a note (a Dynamo that answers the attribute elsewhere: nothing to align)."""
+def _align_handler(ctx, method, build):
+    """Replace Dynamo's ``TensorVariable.<method>`` (its tracing of one tensor attribute) by
+    ``build(original, musa_type)``; a note where this Dynamo has no such handler (it answers
+    the attribute elsewhere: nothing to align)."""
     from torch._dynamo.variables import tensor
 
     cls = tensor.TensorVariable
-    if not callable(getattr(cls, method, None)):
+    original = getattr(cls, method, None)
+    if not callable(original):
         ctx.note("Dynamo has no TensorVariable.%s: left as torch traces it" % method)
-        return None
-    return cls
+        return
+    musa_type = ctx.torch._C._get_privateuse1_backend_name()
+    ctx.setattr(cls, method, _kit.wraps(original)(build(original, musa_type)))
 
 
 def _constant(value):
@@ -89,48 +92,40 @@ def _musa_device(variable, musa_type):
 
 @_kit.fix("is_cuda")
 def is_cuda(ctx):
-    cls = _tensor_variable(ctx, "method_attr_is_cuda")
-    if cls is None:
-        return
-    original = cls.method_attr_is_cuda
-    musa_type = ctx.torch._C._get_privateuse1_backend_name()
+    def build(original, musa_type):
+        def method_attr_is_cuda(self, tx):
+            if _musa_device(self, musa_type):
+                return _constant(True)  # the eager property's answer for a musa tensor
+            return original(self, tx)
 
-    @_kit.wraps(original)
-    def method_attr_is_cuda(self, tx):
-        if _musa_device(self, musa_type):
-            return _constant(True)  # the eager property's answer for a musa tensor
-        return original(self, tx)
+        return method_attr_is_cuda
 
-    ctx.setattr(cls, "method_attr_is_cuda", method_attr_is_cuda)
+    _align_handler(ctx, "method_attr_is_cuda", build)
 
 
 @_kit.fix("type_names")
 def type_names(ctx):
-    cls = _tensor_variable(ctx, "method_type")
-    if cls is None:
-        return
-    original = cls.method_type
-    musa_type = ctx.torch._C._get_privateuse1_backend_name()
-    prefix = "torch.%s." % musa_type
+    def build(original, musa_type):
+        prefix = "torch.%s." % musa_type
+        # torch 2.7's handler takes (self, dtype, ...), later ones (self, tx, dtype, ...)
+        signature = inspect.signature(original)
 
-    # torch 2.7's handler takes (self, dtype, ...), later ones (self, tx, dtype, ...)
-    signature = inspect.signature(original)
-
-    @_kit.wraps(original)
-    def method_type(self, *args, **kwargs):
-        result = original(self, *args, **kwargs)
-        if not _musa_device(self, musa_type):
+        def method_type(self, *args, **kwargs):
+            result = original(self, *args, **kwargs)
+            if not _musa_device(self, musa_type):
+                return result
+            try:
+                asked = signature.bind(self, *args, **kwargs).arguments.get("dtype")
+                name = result.as_python_constant() if asked is None else None
+            except Exception:  # not a constant: a traced conversion, nothing to rename
+                return result
+            if name.__class__ is str and name.startswith(prefix):
+                return _constant(CUDA_TYPE + name[len(prefix):])
             return result
-        try:
-            asked = signature.bind(self, *args, **kwargs).arguments.get("dtype")
-            name = result.as_python_constant() if asked is None else None
-        except Exception:  # not a constant: a traced conversion, nothing to rename
-            return result
-        if name.__class__ is str and name.startswith(prefix):
-            return _constant(CUDA_TYPE + name[len(prefix):])
-        return result
 
-    ctx.setattr(cls, "method_type", method_type)
+        return method_type
+
+    _align_handler(ctx, "method_type", build)
 
 
 @_kit.fix("device_properties")
