@@ -24,10 +24,15 @@ import copy
 import json
 import sys
 
+import os
+
 import torch
 import torch._dynamo
 import torch._dynamo.testing
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "matrix"))
+from settle import settle_overrides  # noqa: E402
 
 BACKEND = sys.argv[1] if len(sys.argv) > 1 else "eager"
 VOCAB, DIM, HEADS, MAXLEN, BATCH = 32, 16, 2, 8, 2
@@ -204,6 +209,7 @@ def record(name, fn, *args):
         out[name] = "FAIL %s: %s" % (type(exc).__name__, lines[0][:300] if lines else "")
 
 
+settle_overrides()
 torch.manual_seed(0)
 decoder = TinyDecoder().cuda().eval()
 with torch.no_grad():

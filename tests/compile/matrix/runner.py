@@ -36,6 +36,7 @@ import torch._dynamo.testing  # noqa: E402
 
 import torchada  # noqa: E402
 import spellings  # noqa: E402
+from settle import settle_overrides  # noqa: E402
 
 
 def resolve(qualname):
@@ -194,6 +195,8 @@ def main(argv=None):
     parser.add_argument("--only", default="")
     args = parser.parse_args(argv)
     sim = simulated()
+    if sim:
+        settle_overrides()
     setup = {"distributed": setup_distributed()}
     try:
         setup_custom_op()
