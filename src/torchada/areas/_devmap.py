@@ -5,14 +5,21 @@ Nothing here imports torch at module level.
 
 import re
 
-_CUDA_STR = re.compile(r"cuda(:(0|[1-9][0-9]*))?\Z")
 CACHE_LIMIT = 4096
 FORCE_AVAILABLE_VAR = "TORCHADA_FORCE_CUDA_AVAILABLE"
 
 
 def musa_name(text):
-    """'cuda' -> 'musa', 'cuda:N' -> 'musa:N'; None for anything else (malformed included)."""
-    if text.__class__ is not str or not _CUDA_STR.match(text):
+    """'cuda' -> 'musa', 'cuda:N' -> 'musa:N'; None for anything else (malformed included:
+    N is ASCII digits without a leading zero). String tests only, no regular expression, so
+    Dynamo can trace it (the devices area's Module.to calls it inside compiled code)."""
+    if text.__class__ is not str or not text.startswith("cuda"):
+        return None
+    if text == "cuda":
+        return "musa"
+    index = text[5:]
+    if text[4] != ":" or not (index.isascii() and index.isdigit()) \
+            or (index[0] == "0" and index != "0"):
         return None
     return "musa" + text[4:]
 

@@ -38,7 +38,7 @@ import inspect
 
 from torchada.areas import _kit
 
-CUDA_TYPE, MUSA_TYPE = "torch.cuda.", "torch.musa."
+CUDA_TYPE = "torch.cuda."
 
 
 def prefilters(torch):

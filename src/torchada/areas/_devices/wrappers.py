@@ -91,20 +91,18 @@ def method_wrapper(orig, dmap, types, translated=None):
 def module_to(orig, musa_type, device_cls):
     """``Module.to``: its device argument, positional or ``device=``, with CUDA names.
 
-    Written with only what Dynamo traces without a source (string tests on a constant,
+    Written with only what Dynamo traces without a source (``musa_name``'s string tests,
     ``torch.device``), not the device map: a module built inside a compiled function has its
     ``to`` inlined with no source for the closure, and the map (a dict subclass) would break
     the graph where torch's own ``Module.to`` does not. Not a hot path (a model moves once).
     """
+    from torchada.areas._devmap import musa_name
+
     def translate(d):
         if d.__class__ is str:
-            if d == "cuda":
-                return musa_type
-            if d.startswith("cuda:"):
-                index = d[5:]
-                if index.isdigit() and (index == "0" or index[0] != "0"):
-                    return musa_type + ":" + index
-        elif d.__class__ is device_cls and d.type == "cuda":
+            name = musa_name(d)
+            return d if name is None else name
+        if d.__class__ is device_cls and d.type == "cuda":
             return device_cls(musa_type, d.index)
         return d
 
