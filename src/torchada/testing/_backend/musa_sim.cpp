@@ -48,6 +48,10 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 #include <ATen/ops/log.h>
+#include <ATen/TensorIterator.h>
+#include <ATen/ops/kaiser_window.h>
+#include <ATen/native/DispatchStub.h>
+#include <ATen/native/UnaryOps.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/zeros.h>
 #include <torch/version.h>
@@ -602,6 +606,18 @@ at::Tensor cpu_alias(const at::Tensor& t) {
   impl->set_sizes_and_strides(t.sizes(), t.strides());
   impl->set_storage_offset(t.storage_offset());
   return out;
+}
+
+// torch's kaiser_window (aten/src/ATen/native/TensorFactories.cpp) is CompositeExplicitAutograd
+// and calls kaiser_window_stub for the tensor's device type itself, past the dispatcher and so
+// past the fallback; torch_musa registers the stub (torch_musa
+// csrc/aten/ops/musa/UnarySpecialOpsKernel.mu:395, REGISTER_DISPATCH(kaiser_window_stub, ...)).
+// Its only caller passes arange(window_length) as the input, so the CPU window of the same
+// length (periodic=false: the caller already lengthened a periodic one) is the stub's output;
+// the stub itself is not callable from here (DispatchStubImpl::get_call_ptr is not exported).
+void kaiser_window_musa(at::TensorIteratorBase& iter, const int64_t window_length, const double beta) {
+  at::Tensor out = cpu_alias(iter.tensor(0));
+  out.copy_(at::kaiser_window(window_length, /*periodic=*/false, beta, out.options()));
 }
 
 at::Tensor musa_over(const c10::Storage& st, const at::Tensor& like) {
@@ -1456,3 +1472,7 @@ TORCH_LIBRARY_IMPL(musa_sim, AutogradPrivateUse1, m) {
 }
 
 }  // namespace musa_sim
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(kaiser_window_stub, &musa_sim::kaiser_window_musa)
+}  // namespace at::native
