@@ -25,14 +25,48 @@ def as_items(table):
     return [(b, list(c.items())) for b, c in table.items()]
 
 
-def test_regenerated_tables_equal_the_shipped_ones(tmp_path):
-    result = recipes.materialize(recipes.load(), tmp_path)
+@pytest.mark.parametrize("recipe_file, folder, count", [
+    ("shapes.json", "triton_3_2_0", 145), ("shapes_triton_3_6_0.json", "triton_3_6_0", 2)])
+def test_regenerated_tables_equal_the_shipped_ones(tmp_path, recipe_file, folder, count):
+    assert tables.RECIPES / recipe_file in recipes.bundled()
+    result = recipes.materialize(recipes.load(tables.RECIPES / recipe_file), tmp_path)
+    assert os.path.basename(result["folder"]) == folder
+    shipped = tables.CONFIGS / folder
     regenerated = sorted(os.listdir(result["folder"]))
-    assert regenerated == sorted(n for n in os.listdir(SHIPPED))
+    assert regenerated == sorted(n for n in os.listdir(shipped))
     for name in regenerated:
         assert as_items(ordered(os.path.join(result["folder"], name))) == \
-            as_items(ordered(SHIPPED / name)), name
-    assert result["written"] == len(regenerated) == 143
+            as_items(ordered(shipped / name)), name
+    assert result["written"] == len(regenerated) == count
+    assert tables.bundled_versions() == ["triton_3_2_0", "triton_3_6_0"]
+
+
+# Shapes upstream torchada tuned after 0.1.103 (its fused_moe configs folders), measured
+# there on the MTT S5000: (folder, file name, {bucket: (BLOCK_M, N, K, GROUP_M, warps, stages)}).
+UPSTREAM_SINCE_0_1_103 = [
+    ("triton_3_2_0", "E=768,N=1280,device_name=MTT_S5000.json",
+     {"21996": (128, 128, 32, 16, 16, 1), "24468": (128, 128, 32, 16, 16, 1),
+      "45012": (128, 128, 32, 16, 16, 1)}),
+    ("triton_3_2_0", "E=768,N=1280,device_name=MTT_S5000_down.json",
+     {"21996": (128, 128, 32, 16, 16, 1), "24468": (128, 128, 32, 16, 16, 1),
+      "45012": (128, 128, 64, 16, 16, 1)}),
+    ("triton_3_6_0", "E=128,N=1856,device_name=MTT_S5000.json",
+     {"1": (32, 64, 64, 32, 4, 1), "8": (64, 32, 64, 64, 4, 1)}),
+    ("triton_3_6_0", "E=768,N=1280,device_name=MTT_S5000,dtype=bf16.json",
+     {"45012": (128, 128, 32, 16, 16, 1)}),
+]
+
+
+@pytest.mark.parametrize("folder, name, rows", UPSTREAM_SINCE_0_1_103,
+                         ids=[f + "/" + n for f, n, _ in UPSTREAM_SINCE_0_1_103])
+def test_tables_upstream_added_since_0_1_103_ship(folder, name, rows):
+    keys = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+    table = ordered(tables.CONFIGS / folder / name)
+    assert {b: tuple(c[k] for k in keys) for b, c in table.items()} == rows
+    assert set(table["%s" % next(iter(rows))]) == set(keys)
+    # the folder serving libraries are pointed at on MUSA's Triton 3.6 holds it
+    if folder == "triton_3_6_0":
+        assert tables.folder_for("3.6.0+musa") == tables.CONFIGS / folder
 
 
 def test_every_spaced_block_shape_has_its_vllm_twin():
@@ -124,12 +158,15 @@ def test_every_model_shape_in_models_json_has_a_table():
             assert shape["N"] * spec["tp"][0] <= spec["moe_intermediate_size"]
 
 
-def test_folder_for_picks_the_version_else_the_newest(tmp_path):
+def test_folder_for_picks_the_version_else_the_newest_older_else_the_newest(tmp_path):
     for name in ("triton_3_1_0", "triton_3_10_0", "triton_3_3_0", "not_a_version"):
         (tmp_path / name).mkdir()
     assert tables.folder_for("3.3.0", tmp_path).name == "triton_3_3_0"
     assert tables.folder_for("3.3.0+musa.1", tmp_path).name == "triton_3_3_0"
-    assert tables.folder_for("3.2.0", tmp_path).name == "triton_3_10_0"  # numeric, not text order
+    assert tables.folder_for("3.2.0", tmp_path).name == "triton_3_1_0"  # older, never newer
+    assert tables.folder_for("3.9.0", tmp_path).name == "triton_3_3_0"  # numeric, not text order
+    assert tables.folder_for("3.11.0", tmp_path).name == "triton_3_10_0"
+    assert tables.folder_for("3.0.0", tmp_path).name == "triton_3_10_0"  # nothing older
     assert tables.folder_for(None, tmp_path).name == "triton_3_10_0"
     assert tables.folder_for("3.2.0", tmp_path / "missing") is None
 
@@ -157,7 +194,7 @@ def cli(*args, env=None):
 
 def test_cli_materialize_and_errors(tmp_path):
     proc = cli("--materialize", "--out", tmp_path)
-    assert proc.returncode == 0 and "wrote 143 tables" in proc.stdout
+    assert proc.returncode == 0 and "wrote 145 tables" in proc.stdout
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
     proc = cli("--materialize", "--shapes", bad, "--out", tmp_path)

@@ -1,6 +1,7 @@
 """The recipes behind the bundled tables, and the tables materialized from them.
 
-``ci/shapes.json`` is the record of what was measured: a palette of kernel configurations
+``ci/shapes.json`` (Triton 3.2.0) and ``ci/shapes_triton_<x_y_z>.json`` (one per other Triton
+release tuned on) are the record of what was measured: a palette of kernel configurations
 (each once) and, per kernel shape (E, N, dtype, block_shape, down), the configuration pinned
 for each token bucket. The tables are derived from it, never edited by hand:
 ``materialize`` writes one table per shape (and vLLM's space-free twin of every
@@ -20,6 +21,12 @@ CONFIG_KEYS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")
 
 class RecipeError(ValueError):
     """A recipe or table that cannot be used; the message names the file, the entry and the fix."""
+
+
+def bundled():
+    """The bundled recipe files, one per Triton release (``shapes.json`` first)."""
+    extra = sorted(p for p in tables.RECIPES.glob("shapes_triton_*.json"))
+    return [tables.RECIPES / "shapes.json"] + extra
 
 
 def load(path=None):

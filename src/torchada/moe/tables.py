@@ -66,15 +66,22 @@ def bundled_versions(root=CONFIGS):
                  if d.startswith(_PREFIX) and os.path.isdir(os.path.join(root, d))]
     except OSError:
         return []
-    return sorted(names, key=lambda d: tuple(int(p) if p.isdigit() else -1
-                                             for p in d[len(_PREFIX):].split("_")))
+    return sorted(names, key=_release)
+
+
+def _release(folder):
+    return tuple(int(p) if p.isdigit() else -1 for p in folder[len(_PREFIX):].split("_"))
 
 
 def folder_for(triton_version, root=CONFIGS):
-    """The folder for the installed triton version, else the newest bundled one (None when
-    nothing is bundled)."""
+    """The folder for the installed triton version, else the newest bundled one not newer
+    than it (a table tuned on a newer Triton may use settings an older one lacks), else the
+    newest bundled one (None when nothing is bundled)."""
     names = bundled_versions(root)
     if not names:
         return None
     exact = version_dir_name(triton_version)
-    return Path(root) / (exact if exact in names else names[-1])
+    if exact in names:
+        return Path(root) / exact
+    older = [n for n in names if exact and _release(n) < _release(exact)]
+    return Path(root) / (older or names)[-1]
