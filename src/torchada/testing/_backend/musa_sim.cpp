@@ -252,15 +252,45 @@ c10::Allocator* current_allocator() {
   return c10::GetAllocator(kMusa);
 }
 
-// Pinned host memory: plain malloc, remembered so is_pinned() can answer.
+// Pinned host memory: plain malloc, remembered (with its size) so is_pinned() can answer
+// and host_memory_stats can count: current/peak/allocated/freed of allocations and bytes,
+// then the host-allocation and host-free calls (every allocation is one: no caching).
 std::mutex g_pin_mu;
-std::unordered_set<const void*> g_pinned;
+std::unordered_map<const void*, size_t> g_pinned;
+int64_t g_host_stats[10] = {0};  // allocations[4], allocated_bytes[4], n_alloc, n_free
+void host_stat_add(int base, int64_t amount) {
+  int64_t* s = g_host_stats + base;
+  s[0] += amount;
+  if (amount > 0) s[2] += amount; else s[3] -= amount;
+  if (s[0] > s[1]) s[1] = s[0];
+}
 void free_pinned(void* p) {
   {
     std::lock_guard<std::mutex> g(g_pin_mu);
-    g_pinned.erase(p);
+    auto it = g_pinned.find(p);
+    if (it != g_pinned.end()) {
+      host_stat_add(0, -1);
+      host_stat_add(4, -static_cast<int64_t>(it->second));
+      g_host_stats[9] += 1;
+      g_pinned.erase(it);
+    }
   }
   std::free(p);
+}
+std::vector<int64_t> host_stats() {
+  std::lock_guard<std::mutex> g(g_pin_mu);
+  return std::vector<int64_t>(g_host_stats, g_host_stats + 10);
+}
+void host_stats_reset(bool peak) {
+  std::lock_guard<std::mutex> g(g_pin_mu);
+  for (int base : {0, 4}) {
+    if (peak) {
+      g_host_stats[base + 1] = g_host_stats[base];
+    } else {
+      g_host_stats[base + 2] = g_host_stats[base + 3] = 0;
+    }
+  }
+  if (!peak) g_host_stats[8] = g_host_stats[9] = 0;
 }
 struct PinnedAllocator final : c10::Allocator {
   c10::DataPtr allocate(size_t n) override {
@@ -268,7 +298,10 @@ struct PinnedAllocator final : c10::Allocator {
     if (n && posix_memalign(&p, 64, n) != 0) p = nullptr;
     if (p) {
       std::lock_guard<std::mutex> g(g_pin_mu);
-      g_pinned.insert(p);
+      g_pinned.emplace(p, n);
+      host_stat_add(0, 1);
+      host_stat_add(4, static_cast<int64_t>(n));
+      g_host_stats[8] += 1;
     }
     return c10::DataPtr(p, p, &free_pinned, c10::Device(c10::kCPU));
   }
@@ -1449,6 +1482,8 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("reset_peak(int dev) -> ()", reset_peak);
   m.def("reset_accumulated(int dev) -> ()", reset_accumulated);
   m.def("empty_cache() -> ()", empty_cache);
+  m.def("host_stats() -> int[]", host_stats);
+  m.def("host_stats_reset(bool peak) -> ()", host_stats_reset);
   m.def("set_device(int dev) -> ()", set_device);
   m.def("current_device() -> int", current_device);
   m.def("set_capturing(bool on) -> ()", set_capturing);
