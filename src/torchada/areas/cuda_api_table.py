@@ -5,6 +5,9 @@ submodules, written ``"<submodule>.<name>"``):
 
 ``mapped``       the name is rebound to the torch_musa object at ``target`` (a dotted path
                  under ``torch.musa``): after apply ``torch.cuda.<name> is torch.musa.<target>``.
+                 A row's ``since`` names the first torch_musa release that has the target;
+                 on an older one the CUDA name raises NotImplementedError naming that
+                 release and the fix (upgrade torch_musa).
 ``emulated``     the name is rebound to a small replacement built by the area named in ``area``
                  (``target`` names the builder); used where the MUSA object differs (argument
                  names, missing defaults, vendor bugs) or does not exist but can be provided.
@@ -31,11 +34,11 @@ MAPPED, EMULATED, UNSUPPORTED, NATIVE, MODULE = (
     "mapped", "emulated", "unsupported", "native", "module")
 KINDS = (MAPPED, EMULATED, UNSUPPORTED, NATIVE, MODULE)
 
-Row = namedtuple("Row", "kind target area note")
+Row = namedtuple("Row", "kind target area note since")
+Row.__new__.__defaults__ = (None,)  # since: None = every torch_musa release (2.7.1 on)
 
 NO_EQUIVALENT = "{musa} has no equivalent"
 NO_NVML = "{musa} exposes no NVML-style device telemetry; use mthreads-gmi"
-NO_HOST_STATS = "{musa} keeps no pinned host-memory statistics"
 NO_ALLOC_RAW = "{musa} exposes no raw caching-allocator entry points"
 NO_NCCL_PY = ("{musa} has no Python MCCL collectives (torch.musa.mccl only has version()); "
               "use torch.distributed, where backend='nccl' means mccl under torchada")
@@ -50,8 +53,14 @@ NO_JITERATOR = "{musa} has no equivalent"
 DEFAULT_OWNER = "cuda_namespace"
 
 
-def _m(target=None, note="", area=DEFAULT_OWNER):
-    return Row(MAPPED, target, area, note)
+def _m(target=None, note="", area=DEFAULT_OWNER, since=None):
+    return Row(MAPPED, target, area, note, since)
+
+
+# First torch_musa releases with a surface, read at their commits (MooreThreads/torch_musa
+# version.txt): 2.9.1.post1 = 5e25af754dfd, 2.11.0.post2 = e205050c4767. Releases between
+# 2.7.1 and 2.9.1.post1 were not read, so an API marked 2.9.1.post1 may be older.
+R291 = "2.9.1.post1"
 
 
 def _e(builder, note="", area=DEFAULT_OWNER):
@@ -147,16 +156,20 @@ TOP.update({
                           "raises NotImplementedError, include_traces is accepted"),
     "memory_summary": _m(), "mem_get_info": _m(), "get_allocator_backend": _m(),
     "set_per_process_memory_fraction": _m(),
-    "get_per_process_memory_fraction": _u(),
-    "caching_allocator_alloc": _u(NO_ALLOC_RAW), "caching_allocator_delete": _u(NO_ALLOC_RAW),
-    "caching_allocator_enable": _u(NO_ALLOC_RAW),
+    # torch_musa/core/memory.py at 5e25af7 (2.9.1.post1) and e205050 (2.11.0.post2)
+    "get_per_process_memory_fraction": _m(since=R291),
+    "caching_allocator_alloc": _m(since=R291, note="a block of the caching allocator"),
+    "caching_allocator_delete": _m(since=R291),
+    "caching_allocator_enable": _m(since=R291),
     "caching_allocator_disabled": _u(NO_ALLOC_RAW),
-    "host_memory_stats": _u(NO_HOST_STATS), "host_memory_stats_as_nested_dict": _u(NO_HOST_STATS),
-    "reset_accumulated_host_memory_stats": _u(NO_HOST_STATS),
-    "reset_peak_host_memory_stats": _u(NO_HOST_STATS),
+    "host_memory_stats": _m(since=R291, note="pinned host allocator statistics"),
+    "host_memory_stats_as_nested_dict": _m(since=R291),
+    "reset_accumulated_host_memory_stats": _m(since=R291),
+    "reset_peak_host_memory_stats": _m(since=R291),
     "CUDAPluggableAllocator": _m("MUSAPluggableAllocator"),
     "change_current_allocator": _m(),
-    "MemPool": _m(note="torch.musa.MemPool(allocator=None): no use_on_oom / no_split"),
+    "MemPool": _m(note="torch.musa.MemPool(allocator=None); use_on_oom / no_split from "
+                  "torch_musa 2.11.0.post2 (core/memory.py at e205050)"),
     "use_mem_pool": _m(),
     # torch <= 2.7 only (removed in 2.8); torch_musa 2.7.1 has torch.musa.MemPoolContext
     # (manifest: torch.musa.MemPoolContext, subclass of _MUSAC._MemPoolContext)
@@ -343,6 +356,8 @@ def render_markdown():
     for name, row in all_rows():
         if row.kind == MAPPED:
             what = "`torch.musa.%s`" % target_of(name, row)
+            if row.since:
+                what += " (torch_musa >= %s)" % row.since
         elif row.kind == UNSUPPORTED:
             what = row.target.replace("{musa}", "torch_musa")
         elif row.kind == EMULATED:

@@ -73,8 +73,10 @@ def _value(ctx, qualname, row, original, emulations, cover, how):
         if qualname.rsplit(".", 1)[-1].startswith("_"):
             return None  # private torch.cuda name: leave torch's object alone
         cover[qualname] = (table.UNSUPPORTED, how + ":target-missing")
-        return ctx.unsupported(api, "%s has no torch.musa.%s" % (ctx.musa_label, target),
-                               like=original)
+        reason = "%s has no torch.musa.%s" % (ctx.musa_label, target)
+        if row.since:
+            reason += "; torch_musa %s added it: upgrade torch_musa" % row.since
+        return ctx.unsupported(api, reason, like=original)
     if row.kind == table.EMULATED:
         try:
             value = emulations[row.target](ctx)

@@ -399,10 +399,11 @@ class _musa_MUSAAllocator_AllocatorState:
 class _MemPool:
     _next = [0]
 
-    def __init__(self, allocator=None, is_user_created=True):
+    def __init__(self, allocator=None, is_user_created=True, use_on_oom=False, no_split=False):
         _MemPool._next[0] += 1
         self._id = (0, _MemPool._next[0]) if is_user_created else (_MemPool._next[0], 0)
         self._allocator = allocator
+        self.use_on_oom, self.no_split = bool(use_on_oom), bool(no_split)
 
     @property
     def id(self):
@@ -469,3 +470,8 @@ _autograd_fallback.install()
 
 # ----------------------------------------------------------------- comm (PythonComm.cpp)
 from torch_musa._sim.comm import _broadcast, _broadcast_coalesced, _gather, _scatter  # noqa: E402,F401
+
+# Bindings later releases add (torch_musa._sim.releases says which release has which).
+from torch_musa._sim import release_bindings as _release_bindings  # noqa: E402
+
+_release_bindings.install(globals())

@@ -5,6 +5,7 @@ from torchada.testing._simconfig import config
 
 _ops = torch.ops.musa_sim
 _observers = []
+_fractions = {}  # device -> the fraction last set; 1.0 until set (the allocator's default)
 
 
 # Order of the flat export of caching_model.h (DeviceCache::export_stats).
@@ -90,6 +91,11 @@ def set_fraction(fraction, device):
         raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
     total = config().total_memory
     _ops.set_memory(int(device), total, int(total * fraction))
+    _fractions[int(device)] = float(fraction)
+
+
+def fraction(device):
+    return _fractions.get(int(device), 1.0)
 
 
 def mem_get_info(device):

@@ -15,6 +15,7 @@ from torch_musa import _MUSAC
 from torch_musa.core._lazy_init import _lazy_init, is_initialized
 from torch_musa.core._utils import _get_musa_device_index
 from torch_musa.core.device import current_device
+from torch_musa._sim import releases as _releases
 
 __all__ = [
     "set_per_process_memory_fraction", "empty_cache", "memory_stats", "memory_stats_as_nested_dict",
@@ -263,8 +264,16 @@ def change_current_allocator(allocator: _MUSAAllocator) -> None:
 
 
 class MemPool(_MUSAC._MemPool):
-    def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None):
-        super().__init__(allocator, True)
+    # 2.11.0.post2 (core/memory.py at e205050) adds use_on_oom / no_split; earlier
+    # releases take the allocator only (2.7.1, 2.9.1.post1 at 5e25af7).
+    def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None, *args, **kwargs):
+        if not _releases.has("mempool_use_on_oom"):
+            if args or kwargs:
+                raise TypeError("MemPool.__init__() takes from 1 to 2 positional arguments")
+            super().__init__(allocator, True)
+            return
+        use_on_oom, no_split = _mempool_options(*args, **kwargs)
+        super().__init__(allocator, True, use_on_oom, no_split)
 
     @property
     def id(self) -> Tuple[int, int]:
@@ -275,6 +284,10 @@ class MemPool(_MUSAC._MemPool):
     def allocator(self) -> Optional[_musa_MUSAAllocator]:
         """Returns the allocator this MemPool routes allocations to."""
         return super().allocator
+
+
+def _mempool_options(use_on_oom: bool = False, no_split: bool = False):
+    return use_on_oom, no_split
 
 
 class MemPoolContext(_MUSAC._MemPoolContext):
@@ -290,7 +303,7 @@ class MemPoolContext(_MUSAC._MemPoolContext):
 @contextlib.contextmanager
 def use_mem_pool(pool: MemPool, device: Union[Device, int] = None):
     # Simulated: allocations are not routed to pools; the context is honoured as a no-op.
-    ctx = MemPoolContext(pool)
+    ctx = _MUSAC._MemPoolContext(pool)
     try:
         yield
     finally:
@@ -310,3 +323,21 @@ def _dump_snapshot(filename="dump_snapshot.pickle"):
 
 def _set_allocator_settings(env: str):
     return _MUSAC._musa_musaCachingAllocator_set_allocator_settings(env)
+
+
+# Later releases (torch_musa._sim.releases): 2.11.0.post2 drops MemPoolContext from
+# core/memory.py (e205050); 2.9.1.post1 adds the raw allocator calls and the host-memory
+# statistics (5e25af7), kept by 2.11.0.post2.
+if _releases.has("mempool_use_on_oom"):
+    __all__.remove("MemPoolContext")
+    del MemPoolContext
+if _releases.has("caching_allocator"):
+    from torch_musa.core.memory_raw import *  # noqa: E402,F401,F403
+    from torch_musa.core import memory_raw as _memory_raw  # noqa: E402
+
+    __all__ += _memory_raw.__all__
+if _releases.has("host_memory_stats"):
+    from torch_musa.core.host_memory import *  # noqa: E402,F401,F403
+    from torch_musa.core import host_memory as _host_memory  # noqa: E402
+
+    __all__ += _host_memory.__all__
