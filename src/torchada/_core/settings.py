@@ -92,12 +92,3 @@ def family(name, members, environ=None):
                            key, name, ", ".join(prefix + m for m in members))
     return {m: read(prefix + m, environ) for m in members}
 
-
-def env_int(name, default, low, high):
-    """An integer switch of the table (its row gives the range); ``default`` when unset."""
-    return read(name, default=default)
-
-
-def env_flag(name, default):
-    """A 1/0 switch of the table; ``default`` when unset."""
-    return read(name, default=default)
