@@ -1,5 +1,7 @@
-"""`torchada build [--simulate]`: build ahead of time every native piece this machine will
-need, so no program's call ever waits on a compiler (and production hosts need none).
+"""`torchada build [--simulate] [--system]`: build ahead of time every native piece this
+machine will need, so no program's call ever waits on a compiler (and production hosts need
+none). ``--system`` builds into the system cache every user reads (a deploy step run as root;
+``native_cache.system_cache_root``, docs/security.md).
 
 Pieces: the simulator's backend (with --simulate or TORCHADA_SIMULATE_MUSA), then, after
 torch is imported (torchada decides what this machine needs the way a program's start
@@ -13,11 +15,14 @@ import subprocess
 import sys
 import time
 
-USAGE = """usage: torchada build [--simulate]
+USAGE = """usage: torchada build [--simulate] [--system]
 
 Builds ahead of time what this machine needs at run time (the compiled operator
 overrides, the graph executable extension; the simulator's backend with --simulate or
-TORCHADA_SIMULATE_MUSA=1). Exit status 1 names what failed."""
+TORCHADA_SIMULATE_MUSA=1). --system builds into the system cache that every user reads
+after their own (TORCHADA_SYSTEM_CACHE_DIR, default /var/cache/torchada): run it as root
+at deploy time or in an image. Exit status 1 names what failed."""
+ARGS = ("--simulate", "--system")
 
 
 class Piece:
@@ -31,11 +36,10 @@ class Piece:
 
 
 def _from_cache(module):
-    """Whether the kit's builder loaded ``module`` from its cache (``<name>/<name>.so``)
-    rather than compiling it now (then it is loaded from the build's private folder)."""
-    path = getattr(module, "__file__", None) or ""
-    stem = os.path.basename(path).split(".")[0]
-    return bool(stem) and os.path.basename(os.path.dirname(path)) == stem
+    """Whether the kit's builder found ``module`` built rather than compiling it now."""
+    from torchada.areas._kit import native
+
+    return module.__name__ not in native.COMPILED
 
 
 def _timed(piece, build):
@@ -70,25 +74,44 @@ def _simulator_backend():
 
 
 _BACKEND_CHILD = """
-import os, sys, time
-from torchada._core.files import file_lock, private_dir
+import sys, time
+from torchada._core import native_cache
+from torchada.testing._backend import runtime_libs
 from torchada.testing import _backend
 try:
     path = _backend.library_path()
-    if os.path.exists(path):
+    if native_cache.check(path) is None:
         print("already built")
         sys.exit(0)
     started = time.perf_counter()
-    directory = os.path.dirname(path)
-    private_dir(create=True, root=os.path.dirname(directory))
-    with file_lock(directory + ".lock", timeout=_backend.LOCK_TIMEOUT_S):
-        if not os.path.exists(path):
-            _backend.build(directory)
+    placed = [_backend.cached_library(), *runtime_libs.build().values()]
+    root = _backend.cache_root()
+    outside = [p for p in placed if not p.startswith(root + "/")]
+    if outside:  # refused: built for this process only
+        raise RuntimeError("the cache %s was refused (see the warning above); built only in %s"
+                           % (root, outside[0]))
     print("built (%.1f s)" % (time.perf_counter() - started))
 except Exception as exc:
     print("FAILED: " + " ".join(str(exc).split())[:400])
     sys.exit(1)
 """
+
+
+def _system_cache_problem():
+    """None when this process may build into the system cache; else the error line."""
+    from torchada._core import native_cache
+
+    root = native_cache.system_cache_root()
+    fix = ("run it as root (sudo torchada build --system) at deploy time or in the image, or "
+           "set %s to a folder you may write" % native_cache.SYSTEM_CACHE_SETTING)
+    try:
+        folder = native_cache.trusted_dir(root=root, setting=native_cache.SYSTEM_CACHE_SETTING)
+    except native_cache.CacheRefused as exc:
+        return "torchada build --system: %s; %s" % (str(exc).rstrip("."), fix)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return ("torchada build --system: this user (id %d) cannot write the system cache %s; "
+                "%s" % (os.geteuid(), folder, fix))
+    return None
 
 
 def _status_lines(unit):
@@ -160,12 +183,21 @@ def main(argv):
     if "-h" in argv or "--help" in argv:
         print(USAGE)
         return 0
-    unknown = [arg for arg in argv if arg != "--simulate"]
+    unknown = [arg for arg in argv if arg not in ARGS]
     if unknown:
         print("torchada build: unknown argument %r\n\n%s" % (unknown[0], USAGE), file=sys.stderr)
         return 2
     if "--simulate" in argv and not _simulating():
         return _rerun_simulated([arg for arg in argv if arg != "--simulate"])
+    if "--system" in argv:
+        from torchada._core import native_cache
+
+        problem = _system_cache_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 1
+        os.environ[native_cache.SYSTEM_BUILD_VAR] = "1"  # this process and its children
+        print("building into the system cache %s" % native_cache.system_cache_root(), flush=True)
     pieces = []
     if _simulating():
         pieces.append(_simulator_backend())

@@ -1,4 +1,4 @@
-"""torchada._core.files: private directories, atomic writes and locks used by the porter,
+"""torchada._core.files: atomic writes and locks used by the porter,
 the build integration and the simulator backend."""
 import os
 import stat
@@ -13,18 +13,6 @@ from torchada._core import files
 
 def mode(path):
     return stat.S_IMODE(os.stat(path).st_mode)
-
-
-def test_private_dir_creates_every_level_0o700(tmp_path):
-    path = files.private_dir("a", "b", create=True, root=str(tmp_path / "root"))
-    assert path == str(tmp_path / "root" / "a" / "b")
-    for p in (tmp_path / "root", tmp_path / "root" / "a", tmp_path / "root" / "a" / "b"):
-        assert mode(p) == 0o700
-
-
-def test_private_dir_without_create_touches_nothing(tmp_path):
-    path = files.private_dir("x", root=str(tmp_path / "none"))
-    assert path == str(tmp_path / "none" / "x") and not (tmp_path / "none").exists()
 
 
 def test_write_atomic_keeps_mode_and_new_files_are_private(tmp_path):

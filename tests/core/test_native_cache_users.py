@@ -1,7 +1,8 @@
 """The native cache's owner checks as a real non-root user (the suite runs as root, which
 owns or may touch everything): a cache root of another user's, a folder above the root of
 another user's, and a library another user placed in the user's own folder are refused;
-the user's own placed library is accepted (the control)."""
+the user's own placed library is accepted (the control), and so is root's (a cache a deploy
+step built for every user: test_system_cache.py)."""
 import json
 import os
 import textwrap
@@ -51,10 +52,11 @@ def _child(user, root, action="check"):
 
 def test_a_cache_root_of_another_user_is_refused(user):
     cache = fresh_home(user)
-    os.mkdir(cache, 0o755)  # root's, in the user's own ~/.cache
+    os.mkdir(cache, 0o755)
+    os.chown(cache, 4242, 4242)  # neither the user nor root
     out = _child(user, cache)
-    assert ("not using the cache folder %s: it belongs to user id 0, not to this user (%d)"
-            % (cache, user.uid)) in out["refused"]
+    assert ("not using the cache folder %s: it belongs to user id 4242, neither this user (%d) "
+            "nor root" % (cache, user.uid)) in out["refused"]
 
 
 def test_a_folder_above_the_root_of_another_user_is_refused(user):
@@ -73,13 +75,13 @@ def test_a_library_another_user_placed_is_refused_and_the_users_own_accepted(use
     out = _child(user, cache, "place")
     folder = out["folder"]
     assert out["mine.so"] is None  # the control: its own library passes every check
-    # root plants a library with a matching digest beside it (root may write anywhere)
+    # another user's library with a matching digest beside it (planted here by root)
     planted = os.path.join(folder, "planted.so")
     with open(planted, "wb") as f:
         f.write(b"\x7fELF" + b"p" * 4000)
-    native_cache.place(planted, planted)  # its digest written beside it, owner root
+    native_cache.place(planted, planted)  # its digest written beside it
+    os.chown(planted, 4242, 4242)
     os.chmod(planted, 0o755)  # readable, as a planted library would be
-    assert os.lstat(planted).st_uid == 0
     out = _child(user, cache)
     assert out["planted.so"] == "belongs to another user or can be written by others"
     assert out["mine.so"] is None

@@ -156,11 +156,13 @@ def test_as_a_user_a_records_folder_of_another_user_is_refused(user):
     cache = os.path.join(user.base, "home", ".cache", "torchada")
     os.mkdir(cache, 0o700)
     os.chown(cache, user.uid, user.gid)
-    os.mkdir(os.path.join(cache, "port-records"), 0o755)  # root's, inside the user's cache
+    records = os.path.join(cache, "port-records")
+    os.mkdir(records, 0o755)
+    os.chown(records, 4242, 4242)  # neither the user's nor root's, inside the user's cache
     proc = run_as(user, ["-c", _CHILD, tree])
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert ("not using the cache folder %s/port-records: it belongs to user id 0, not to this "
-            "user (%d)" % (cache, user.uid)) in proc.stderr
+    assert ("not using the cache folder %s: it belongs to user id 4242, neither this user "
+            "(%d) nor root" % (records, user.uid)) in proc.stderr
     assert open(path, "rb").read() == CU
 
 

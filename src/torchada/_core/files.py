@@ -1,11 +1,11 @@
-"""torchada's own files: its private cache directory, atomic writes and exclusive locks.
+"""torchada's own files: where its cache lives, atomic writes and exclusive locks.
 
 One module so the porter (revert records), the build integration (JIT build locks, the
-stable-ABI header overlay) and the simulator backend (its compiled library) create private
-directories, replace files and lock the same way.
+stable-ABI header overlay) and the simulator backend (its compiled library) replace files
+and lock the same way. Which folders torchada trusts and how it makes them is one policy,
+``native_cache.trusted_dir`` (every caller goes through it).
 
-- Private directories live under ``platformdirs.user_cache_dir("torchada")`` and are made
-  0o700 when this module creates them (records hold copies of users' sources).
+- The user's cache is ``platformdirs.user_cache_dir("torchada")`` (``user_cache_root``).
 - Writes go to a temporary file beside the target and are renamed over it, so a crash
   leaves the old or the new contents, never a torn file.
 - Locks are ``fcntl.flock``: the kernel releases them when the holder dies, so a process
@@ -26,21 +26,21 @@ _LOCK_POLL_S = 0.05
 _NO_LOCK_WARNED: list[bool] = []
 
 
-def _make_private(path: str) -> None:
-    """Create ``path`` and every missing level above it, each 0o700 (``os.makedirs`` would
-    make the levels above the leaf with the umask's mode, 0o755 for most users)."""
+def make_dirs(path: str, mode: int = 0o700) -> None:
+    """Create ``path`` and every missing level above it, each with exactly ``mode``
+    (``os.makedirs`` would make the levels above the leaf with the umask's mode)."""
     if os.path.isdir(path):
         return
     parent = os.path.dirname(os.path.abspath(path))
     if parent != path and not os.path.isdir(parent):
-        _make_private(parent)
+        make_dirs(parent, mode)
     try:
-        os.mkdir(path, 0o700)
+        os.mkdir(path, mode)
     except FileExistsError:
         if not os.path.isdir(path):
             raise
-        return  # another process made it: its mode is that process's business
-    os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+        return  # another process made it: the trust check judges its mode
+    os.chmod(path, mode)  # mkdir's mode is masked by the umask
 
 
 def user_cache_root() -> str:
@@ -54,17 +54,6 @@ def user_cache_root() -> str:
 
     return user_cache_dir(APP_NAME)
 
-
-def private_dir(*parts: str, create: bool = False, root: str | None = None) -> str:
-    """``<root or the user cache>/<parts...>``; with ``create`` every level made is 0o700."""
-    path = root or user_cache_root()
-    if create:
-        _make_private(path)
-    for part in parts:
-        path = os.path.join(path, part)
-        if create:
-            _make_private(path)
-    return path
 
 
 def fsync_dir(directory: str) -> None:

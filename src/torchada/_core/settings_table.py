@@ -57,6 +57,10 @@ SETTINGS = (
     Setting("TORCHADA_CPP_OPS_VERBOSE", ("1", "0"), "0",
             "print the build log of torchada's own native extensions",
             Flag(False)),
+    Setting("TORCHADA_SYSTEM_CACHE_DIR", ("<directory>",), "/var/cache/torchada",
+            "the cache `torchada build --system` fills for every user, searched after the "
+            "user's own (must be owned by root or the user and writable by nobody else; "
+            "docs/security.md)", Text("a directory")),
     Setting("TORCHADA_DEVICE_ROUTE", ("c", "python"), "c",
             "how factories / Tensor.new_* / Tensor.to reach the device translation: the C "
             "prefilter (calls naming no CUDA device go straight to torch) or the Python "
@@ -145,6 +149,9 @@ INTERNAL = (
             "set by the env_mirror area for child processes: the MUSA variables it mirrored "
             "from their CUDA names, so a child tells the parent's copies from the user's own",
             JSONObject()),
+    Setting("TORCHADA_BUILD_FOR_SYSTEM", ("1",), "unset",
+            "set by `torchada build --system` for itself and its children: build into the "
+            "system cache (TORCHADA_SYSTEM_CACHE_DIR)", Flag(False)),
     Setting("_TORCHADA_RUN_SUMMARY", ("1", "0"), "unset",
             "set by `torchada run` for its child: print the run summary at exit",
             Flag(False)),

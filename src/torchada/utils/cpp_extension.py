@@ -84,17 +84,15 @@ def stable_overlay_dirs(torch_include=None, torch_version=None, cache=None):
         patched = patch_stable_header(text)
         if patched == text:
             return [_INCLUDE]
-        if cache is None:
-            from torchada._core.files import private_dir
+        from torchada._core.native_cache import trusted_dir
 
-            cache = private_dir(create=True)
         digest = hashlib.sha256(patched.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-        root = os.path.join(cache, "stable-compat", digest)
+        root = trusted_dir("stable-compat", digest, root=cache)
         dst = os.path.join(root, rel)
         if not os.path.isfile(dst):
             from torchada._core.files import write_atomic
 
-            os.makedirs(os.path.dirname(dst), mode=0o700, exist_ok=True)
+            trusted_dir("stable-compat", digest, *os.path.dirname(rel).split("/"), root=cache)
             write_atomic(dst, patched.encode("utf-8", "surrogateescape"), mode=0o600, sync=False)
         return [root, _INCLUDE]
     return [_INCLUDE]

@@ -20,27 +20,28 @@ TIMEOUT_S = 180
 
 
 def _cache_file(torch):
-    from torchada._core.files import private_dir
+    from torchada._core.native_cache import trusted_dir
 
     musa = getattr(torch, "musa")
     key = "|".join(str(part) for part in (
         getattr(sys.modules.get("torch_musa"), "__version__", "?"),
         getattr(torch.version, "musa", "?"), musa.get_device_name(0)))
     name = hashlib.sha256(key.encode()).hexdigest()[:16] + ".json"
-    return os.path.join(private_dir("graph_exec_cap", create=True), name)
+    return os.path.join(trusted_dir("graph_exec_cap"), name)
 
 
 def measured_limit(torch):
     """The live-executable limit of this machine's driver, or None (with one warning).
     An unwritable cache only costs a probe per process."""
     from torchada._core.files import write_atomic
+    from torchada._core.native_cache import CacheRefused
 
-    path = None  # stays None when the cache directory cannot be made
+    path = None  # stays None when the cache directory cannot be made or is refused
     try:
         path = _cache_file(torch)
         with open(path) as f:
             return int(json.load(f)["limit"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, CacheRefused):
         pass
     env = dict(os.environ, **{settings.ROTATION_VAR: "0", settings.AUTOPROBE_VAR: "0"})
     try:

@@ -6,7 +6,9 @@ the C++ compiler (the ``c++`` on PATH, not ``CXX``: see ``_compiler``) and torch
 (``torchada._core.native_cache``). It is built in a private temporary folder and renamed
 into place beside its digest; the folders are checked
 (owned by this user, nobody else may write them, no symbolic links) and the digest, owner
-and mode of the file are checked before every load. Concurrent processes (pytest-xdist)
+and mode of the file are checked on the open file that is loaded (``native_cache.opened``).
+A backend in the system cache (``torchada build --simulate --system``) is used when the
+user's cache has none. Concurrent processes (pytest-xdist)
 build it once, under torchada's flock.
 The simulator cannot fall back (without the backend there is no simulated device): when the
 cache is refused (untrusted, read-only, full) the backend is built in a private temporary
@@ -56,7 +58,7 @@ def cache_base() -> str | None:
 def cache_root() -> str:
     base = cache_base()
     return os.path.join(os.path.abspath(base), "sim_backend") if base else \
-        os.path.join(native_cache.files.user_cache_root(), "sim_backend")
+        os.path.join(native_cache.cache_root(), "sim_backend")
 
 
 def trusted_cache_dir(*parts: str) -> str:
@@ -130,7 +132,7 @@ def build(target_dir: str | None = None, verbose: bool = False) -> str:
     """Compile the backend into ``target_dir`` (default: the cache dir, checked) and place it
     there with its digest; return the .so path."""
     target_dir = target_dir or trusted_cache_dir(os.path.basename(cache_dir()))
-    native_cache.files._make_private(target_dir)
+    native_cache.files.make_dirs(target_dir)
     work = tempfile.mkdtemp(prefix=native_cache.work_prefix(), dir=target_dir)
     final = os.path.join(target_dir, LIB_NAME + ".so")
     try:
@@ -142,7 +144,7 @@ def build(target_dir: str | None = None, verbose: bool = False) -> str:
     return final
 
 
-def _cached() -> str:
+def cached_library() -> str:
     """The verified cached library, built into place when missing or bad."""
     directory = trusted_cache_dir(os.path.basename(cache_dir()))
     try:
@@ -170,10 +172,16 @@ def private_build(what: str, build_into) -> str:
 
 
 def verified_library() -> str:
-    """The backend's path, checked: cached, or built for this process when the cache is
-    refused. Raises RuntimeError naming the folder and the fix when neither works."""
+    """The backend's path, checked: from the user's cache, else the system cache
+    (``torchada build --simulate --system``), else built into the user's cache, or built for
+    this process when that cache is refused. Raises RuntimeError naming the folder and the
+    fix when none works."""
+    found = native_cache.find(("sim_backend", os.path.basename(cache_dir())),
+                              LIB_NAME + ".so", root=cache_base())
+    if found is not None:
+        return found
     try:
-        return _cached()
+        return cached_library()
     except LockTimeout as exc:
         raise RuntimeError(f"torchada simulator: {exc} (another process is building the C++ "
                            "backend, or was killed while building it)") from None
@@ -193,7 +201,13 @@ def load() -> str:
         return _loaded_path
     import torch
 
+    import ctypes
+
     path = verified_library()
-    torch.ops.load_library(path)
+    # Loaded from the checked open file (native_cache.opened); not torch.ops.load_library,
+    # which resolves /proc/self/fd/<n> back to the path (realpath) before loading.
+    with native_cache.opened(path) as loadable:
+        ctypes.CDLL(loadable)
+    torch.ops.loaded_libraries.add(path)
     _loaded_path = path
     return path

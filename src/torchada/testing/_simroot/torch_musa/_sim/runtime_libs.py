@@ -24,11 +24,15 @@ def _status(fn):
 def install():
     import torch
 
+    from torchada._core import native_cache
     from torchada.testing._backend import runtime_libs
 
     try:
         paths = runtime_libs.build()
-        libs = {name: ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL) for name, path in paths.items()}
+        libs = {}
+        for name, path in paths.items():
+            with native_cache.opened(path) as loadable:  # the checked bytes, by their soname
+                libs[name] = ctypes.CDLL(loadable, mode=ctypes.RTLD_GLOBAL)
     except (RuntimeError, OSError) as exc:
         warnings.warn("torchada simulator: no libmusart.so / libmccl.so (%s)" % exc,
                       RuntimeWarning, stacklevel=2)
