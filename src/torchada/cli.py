@@ -13,7 +13,8 @@ commands:
   port PATH [options]             port CUDA C++ sources to MUSA (see: torchada port --help)
   lint PATH... [--json]           find CUDA-only checks no runtime patch can fix on MUSA
   tune-moe [options]              fused-MoE tables: measure (MUSA GPU), ingest, materialize
-  build [--simulate]              build ahead what this machine needs at run time (native code)
+  build [--simulate] [--system]   build ahead what this machine needs at run time (native code;
+                                  --system: into the cache every user reads)
   doctor [--json]                 check the install; one line of fix per problem (exit 1: broken)
 """
 
