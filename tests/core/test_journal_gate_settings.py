@@ -62,8 +62,29 @@ def test_gate_reasons():
     assert "platform is cuda" in Gate().check("cuda", "2.7.1", "2.7.1")
     assert "torch 2.6.0 not in >=2.7" == Gate(torch=">=2.7").check("musa", "2.6.0", None)
     assert "torch_musa (absent)" in Gate(torch_musa=">=2.7").check("musa", "2.7.1", None)
-    assert Gate(probe=lambda: "no device").check("musa", "2.7.1", "2.7.1") == "no device"
     assert Gate(torch=">=2.7", torch_musa=">=2.7").check("musa", "2.7.1", "2.7.1") is None
+
+
+def test_gate_unknown_musa_version_counts_as_lowest():
+    """What fix rows with ``unknown_version_arms`` rely on: an absent or non-PEP 440
+    torch_musa version arms a range that starts at the oldest release, and only such a gate."""
+    lowest = Gate(torch_musa="<2.9", unknown_musa_is_lowest=True)
+    assert lowest.check("musa", "2.7.1", "not-a-version") is None
+    assert lowest.check("musa", "2.7.1", None) is None
+    assert lowest.check("musa", "2.7.1", "2.9.1") == "torch_musa 2.9.1 not in <2.9"
+    plain = Gate(torch_musa="<2.9")
+    assert plain.check("musa", "2.7.1", "not-a-version") == "torch_musa not-a-version not in <2.9"
+    assert plain.check("musa", "2.7.1", None) == "torch_musa (absent) not in <2.9"
+
+
+def test_gate_needs_names_every_missing_torch_musa_attribute(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch, "musa", types.SimpleNamespace(amp=object(), graph=None),
+                        raising=False)
+    assert Gate(needs=("amp",)).check("musa", "2.7.1", "2.7.1") is None
+    assert Gate(needs=("amp", "graph", "musart")).check("musa", "2.7.1", "2.7.1") == \
+        "torch.musa.graph, torch.musa.musart is missing"
 
 
 def test_disabled_areas_parsing(monkeypatch, caplog):

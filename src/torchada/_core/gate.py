@@ -1,9 +1,9 @@
 """When an area may apply: platform, version ranges of any distribution, needed torch.musa
-attributes, optional probe."""
+attributes."""
 
 import sys
 from dataclasses import dataclass
-from typing import Callable, Optional, Tuple
+from typing import Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -11,7 +11,6 @@ class Gate:
     platforms: Tuple[str, ...] = ("musa",)
     torch: Optional[str] = None        # a packaging SpecifierSet, e.g. ">=2.7,<2.11"
     torch_musa: Optional[str] = None
-    probe: Optional[Callable[[], Optional[str]]] = None  # returns a reason to skip, or None
     versions: Tuple[Tuple[str, str], ...] = ()  # other distributions: (name, specifier)
     needs: Tuple[str, ...] = ()                 # torch.musa attributes that must exist
     # A torch_musa version that is absent or not PEP 440 counts as the lowest release (the
@@ -42,8 +41,6 @@ class Gate:
             missing = [n for n in self.needs if getattr(musa, n, None) is None]
             if missing:
                 return "torch.musa.%s is missing" % ", torch.musa.".join(missing)
-        if self.probe is not None:
-            return self.probe()
         return None
 
 

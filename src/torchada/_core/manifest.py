@@ -17,7 +17,7 @@ PHASES = (NORMAL, BEFORE_BACKEND)
 
 @dataclass(frozen=True)
 class Fix:
-    """A version-gated or probe-decided fix inside an area: its own gate, its own status
+    """A version-gated fix inside an area: its own gate, its own status
     line (``<area>.<fix>``), disabled on its own (``TORCHADA_DISABLE_AREAS=<area>.<fix>``)."""
     name: str
     doc: str
