@@ -191,12 +191,3 @@ def test_fetch_in_an_unwritable_folder_is_a_refusal(root, monkeypatch):
     monkeypatch.setattr(native_cache.tempfile, "mkdtemp", full)
     with pytest.raises(native_cache.CacheRefused, match="cannot be written"):
         native_cache.fetch(directory, "lib.so", lambda work: None, "the test library")
-
-
-def test_one_warning_per_process(monkeypatch, caplog):
-    monkeypatch.setattr(native_cache, "_WARNED", [])
-    with caplog.at_level("DEBUG", logger="torchada"):
-        assert native_cache.warn_once("torchada: first") is True
-        assert native_cache.warn_once("torchada: second") is False
-    assert [(r.levelname, r.message) for r in caplog.records] == [
-        ("WARNING", "torchada: first"), ("DEBUG", "torchada: second")]

@@ -18,6 +18,7 @@ import re
 
 from torchada._core import native_cache
 from torchada._core.files import discard, file_lock, write_atomic
+from torchada._core.warn_once import warn_once
 
 logger = logging.getLogger("torchada")
 
@@ -41,7 +42,7 @@ def build_lock(name, build_directory=None, timeout=None):
     try:
         path = lock_path(name)
     except native_cache.CacheRefused as exc:
-        native_cache.warn_once("%s (building %s without torchada's lock)" % (exc, name))
+        warn_once(native_cache.WARN_KEY, "%s (building %s without torchada's lock)" % (exc, name))
         yield False
         return
     with file_lock(path, timeout=timeout) as held:

@@ -19,11 +19,9 @@ import os
 import sys
 import stat
 import time
-import warnings
 
 APP_NAME = "torchada"
 _LOCK_POLL_S = 0.05
-_NO_LOCK_WARNED: list[bool] = []
 
 
 def make_dirs(path: str, mode: int = 0o700) -> None:
@@ -199,7 +197,7 @@ def _acquire(fcntl, fd: int, path: str, timeout: float | None) -> None:
 
 
 def _warn_no_lock(reason: str) -> None:
-    if not _NO_LOCK_WARNED:
-        _NO_LOCK_WARNED.append(True)
-        warnings.warn("torchada: file locking (flock) is unavailable (%s); proceeding without "
-                      "torchada's lock" % reason, RuntimeWarning, stacklevel=4)
+    from torchada._core.warn_once import warn_once
+
+    warn_once("flock", "torchada: file locking (flock) is unavailable (%s); proceeding without "
+              "torchada's lock", reason, category=RuntimeWarning, stacklevel=4)

@@ -47,13 +47,14 @@ import tempfile
 import time
 
 from torchada._core import files
+from torchada._core.warn_once import warn_once
 
 logger = logging.getLogger("torchada")
 
 DIGEST_SUFFIX = ".sha256"
 FAILED_SUFFIX = ".failed"  # the reason a build with this key failed
 WORK_PREFIX = ".build-"
-_WARNED: list[str] = []
+WARN_KEY = "native cache"  # the process's one cache warning (warn_once)
 _SAFE_ANCESTORS: set[str] = set()
 _COMPILERS: dict[str, str] = {}
 _HOST_TAG: list[str] = []
@@ -74,16 +75,6 @@ class CacheRefused(RuntimeError):
 
 class BadLibrary(RuntimeError):
     """A library file whose digest, size, owner or mode is not what torchada placed."""
-
-
-def warn_once(message: str) -> bool:
-    """Log ``message`` as the process's one cache warning; later ones go to debug."""
-    if _WARNED:
-        logger.debug("%s", message)
-        return False
-    _WARNED.append(message)
-    logger.warning("%s", message)
-    return True
 
 
 # ------------------------------------------------------------------ trust
@@ -135,6 +126,11 @@ def _fix(setting: str) -> str:
             "to one" % setting)
 
 
+def _unreadable(setting: str) -> str:
+    return ("Let this user read the folders above it (chmod a+rx; a system cache is made "
+            "0755), or set %s to a folder of your own" % setting)
+
+
 def _check_level(path: str, st: os.stat_result, setting: str) -> None:
     uid = os.geteuid()
     if stat.S_ISLNK(st.st_mode):
@@ -163,6 +159,9 @@ def _check_ancestors(root: str, setting: str) -> None:
             st = os.stat(path)
         except FileNotFoundError:
             st = None  # created below, by this user
+        except PermissionError as exc:
+            raise CacheRefused(root, "lies in %s, which this user cannot read (%s)"
+                               % (path, exc.strerror), _unreadable(setting)) from None
         if st is not None:
             if st.st_uid not in (uid, 0):
                 raise CacheRefused(root, "lies in %s, which belongs to user id %d"
@@ -192,6 +191,9 @@ def trusted_dir(*parts: str, root: str | None = None, create: bool = True,
         path = os.path.join(path, level) if level else path
         try:
             st = os.lstat(path)
+        except PermissionError as exc:  # a level above it lets this user not look
+            raise CacheRefused(path, "cannot be read (%s)" % exc.strerror, _unreadable(setting)
+                               ) from None
         except FileNotFoundError:
             if not create:
                 raise
@@ -382,7 +384,7 @@ def find(parts, filename: str, root: str | None = None,
             continue
         except CacheRefused as exc:
             if base == system:
-                warn_once("%s; the system cache is not used" % exc)
+                warn_once(WARN_KEY, "%s; the system cache is not used" % exc)
             continue
         path = os.path.join(directory, filename)
         if check(path) is None:
@@ -565,7 +567,7 @@ def fetch(directory: str, filename: str, build_into, what: str, lock: str | None
                     raise _failed_before(what, final, why)
                 files.discard(final + FAILED_SUFFIX)
             if problem != "missing":
-                warn_once("torchada: %s at %s %s; it is rebuilt" % (what, final, problem))
+                warn_once(WARN_KEY, "torchada: %s at %s %s; it is rebuilt" % (what, final, problem))
                 files.discard(final)
             sweep(directory)
             try:

@@ -28,6 +28,7 @@ import tempfile
 
 from torchada._core import native_cache
 from torchada._core.files import LockTimeout
+from torchada._core.warn_once import warn_once
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
 # Bump when the way the library is built changes (it is part of the cache key).
@@ -186,8 +187,8 @@ def verified_library() -> str:
         raise RuntimeError(f"torchada simulator: {exc} (another process is building the C++ "
                            "backend, or was killed while building it)") from None
     except native_cache.CacheRefused as refused:
-        native_cache.warn_once("%s; the simulator builds its C++ backend in a private "
-                               "temporary folder for this process" % refused)
+        warn_once(native_cache.WARN_KEY, "%s; the simulator builds its C++ backend in a "
+                  "private temporary folder for this process" % refused)
         try:
             return private_build("the C++ backend", _build_into)
         except Exception as exc:

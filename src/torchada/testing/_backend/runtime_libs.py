@@ -13,6 +13,7 @@ import subprocess
 
 from torchada._core import native_cache
 from torchada._core.files import LockTimeout
+from torchada._core.warn_once import warn_once
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_runtime_stub.c")
 LIBRARIES = {"libmusart.so": [], "libmccl.so": ["-DMCCL_ONLY"]}
@@ -58,6 +59,6 @@ def build() -> dict:
     except LockTimeout as exc:
         raise RuntimeError("torchada simulator: %s" % exc) from None
     except native_cache.CacheRefused as refused:
-        native_cache.warn_once("%s; the simulator builds its runtime libraries in a private "
-                               "temporary folder for this process" % refused)
+        warn_once(native_cache.WARN_KEY, "%s; the simulator builds its runtime libraries in "
+                  "a private temporary folder for this process" % refused)
         return {name: _backend.private_build(name, _compile(name)) for name in LIBRARIES}

@@ -1,4 +1,4 @@
-"""Simulated torch_musa 2.7.1 (torchada.testing): the real package's Python API and import
+"""Simulated torch_musa 2.7.1 / 2.9.1.post1 / 2.11.0.post2 (torchada.testing): the real package's Python API and import
 side effects, on a CPU-backed PrivateUse1 device named "musa".  See docs/simulator.md."""
 import sys
 import warnings
@@ -15,18 +15,20 @@ try:
 except ImportError:
     pass
 
-from torchada.testing._simconfig import built_against as _built_against, config as _simcfg  # noqa: E402
+from torchada.testing._simconfig import config as _simcfg, torch_requirement as _torch_req  # noqa: E402
 
-# The real package pins the torch it was built against (2.7.1 for the public release); the
-# simulated release's base version plays that role (docs/simulator.md, "Releases").
-TORCH_MIN_VERSION = _built_against(_simcfg().torch_musa_version)
+# 1. torch version gate of the selected release (torch_musa/__init__.py: v2.7.1 lines 26-38,
+# 5e25af7 for 2.9.1.post1; 2.11.0.post2's minimum: unknown, its base version assumed).  Below
+# the minimum the real import raises RuntimeError; off the pinned torch it warns.  The default
+# release is a build for the installed torch, so only a chosen release warns.
+_REQ = _torch_req(_simcfg().torch_musa_version)
+TORCH_MIN_VERSION = Version(_REQ["minimum"])
 TORCH_VERSION = Version(torch.__version__).base_version
-
-# 1. torch version gate (the warning text is a guess; the condition is the real one).
-if Version(TORCH_VERSION) < Version("2.7.1"):
-    raise RuntimeError(f"torch_musa requires torch>=2.7.1, but torch {torch.__version__} is installed")
-if TORCH_MIN_VERSION not in torch.__version__:
-    warnings.warn(f"torch_musa was built against torch {TORCH_MIN_VERSION}, but torch {torch.__version__} "
+if Version(TORCH_VERSION) < TORCH_MIN_VERSION:
+    raise RuntimeError(f"torch_musa {_simcfg().torch_musa_version} requires torch>={TORCH_MIN_VERSION}, "
+                       f"but torch {torch.__version__} is installed")
+if _simcfg().release_chosen and _REQ["pinned"] not in torch.__version__:
+    warnings.warn(f"torch_musa was built against torch {_REQ['pinned']}, but torch {torch.__version__} "
                   "is installed; some features may not work.", UserWarning, stacklevel=2)
 
 
@@ -213,10 +215,8 @@ _register_ao_intrinsic_modules()
 setattr(torch._C, "_conv_determine_backend_memory_format", _MUSAC._conv_determine_backend_memory_format)
 OutOfMemoryError = torch._C.OutOfMemoryError
 
-# 27.
+# 27. (called by torch_musa._sim.profile on the releases that call it)
 from .core.lowering import apply_lowering_patch  # noqa: E402
-
-apply_lowering_patch()
 
 
 def use_unified_cpu_allocator():
@@ -232,6 +232,11 @@ def parseEnvForUMM():
 
 
 parseEnvForUMM()
+
+# The selected release's namespace and import patches (torch_musa_api profiles).
+from ._sim import profile as _profile  # noqa: E402
+
+_profile.apply(sys.modules[__name__])
 
 # Known defects of the selected release (simulator-only; see docs/simulator.md).
 from ._sim import defects as _defects  # noqa: E402
