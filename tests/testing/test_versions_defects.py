@@ -48,12 +48,17 @@ def probe(sim, **env):
 
 
 def test_default_release_fits_this_torch(sim):
-    # 2.7.1 on torch 2.7.x, else the release built for this torch series (docs/simulator.md).
+    # The newest profile whose torch minimum this torch meets (docs/simulator.md, Profiles):
+    # torch_musa/__init__.py requires torch >= 2.7.1 (v2.7.1), >= 2.9.1 (2.9.1.post1).
+    from packaging.version import Version
     import torch
 
-    major, minor = (int(p) for p in torch.__version__.split(".")[:2])
-    r = probe(sim)
-    assert r["version"] == ("2.7.1" if (major, minor) == (2, 7) else f"{major}.{minor}.0")
+    tv = Version(Version(torch.__version__).base_version)
+    want = ("2.11.0.post2" if tv >= Version("2.11") else
+            "2.9.1.post1" if tv >= Version("2.9.1") else "2.7.1")
+    proc = sim(PROBE)
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["version"] == want
+    assert "built against" not in proc.stderr, "the default release never warns"
 
 
 def test_release_2_7_1(sim):

@@ -38,24 +38,27 @@ DEFECTS = {
     "blocking_bool_mul": lambda v: True,
 }
 
-# The public torch_musa 2.7.1 runs on torch 2.7.1; on another torch series the simulated
-# release defaults to one built for that series, so the program sees no "built against
-# another torch" warning.  TORCHADA_SIM_TORCH_MUSA_VERSION=2.7.1 keeps 2.7.1 selectable.
-PUBLIC_RELEASE = "2.7.1"
-
-
 def default_release() -> str:
+    """The simulated release when TORCHADA_SIM_TORCH_MUSA_VERSION is unset: the newest
+    profile whose torch minimum the installed torch meets (2.7.x -> 2.7.1, 2.9.x ->
+    2.9.1.post1, >= 2.11 -> 2.11.0.post2; torchada.testing.torch_musa_api)."""
     import torch
 
-    base = _V(torch.__version__).release
-    if base[:2] == (2, 7):
-        return PUBLIC_RELEASE
-    return f"{base[0]}.{base[1]}.0"
+    from torchada.testing.torch_musa_api import profile_for_torch
+
+    return profile_for_torch(torch.__version__)
 
 
-def built_against(release: str) -> str:
-    """The torch version a torch_musa release is built for (its base version)."""
-    return _V(release).base_version
+def torch_requirement(release: str) -> dict:
+    """{"minimum", "pinned"}: the torch a release requires and the one it is built for
+    (torch_musa/__init__.py of the release: RuntimeError below the minimum, a UserWarning
+    unless the pinned version is in torch.__version__)."""
+    from torchada.testing.torch_musa_api import PROFILES, api
+
+    if release in PROFILES:
+        return api(release)["torch"]
+    base = _V(release).base_version  # another label: a build for its own torch series
+    return {"minimum": base, "pinned": base}
 
 
 def _V(s):
@@ -99,8 +102,18 @@ class SimConfig:
     torch_musa_version: str = ""
     musa_version: str = "4030"
     defects: frozenset = frozenset()
+    # True when TORCHADA_SIM_TORCH_MUSA_VERSION chose the release: only then does the
+    # release's torch pin warn (the default is a build for the installed torch).
+    release_chosen: bool = False
     graph_exec_cap: int = 2048
     graph_instantiate_us: int = 300
+
+    @property
+    def profile(self) -> str:
+        """The simulated profile (2.7.1, 2.9.1.post1 or 2.11.0.post2) this release runs."""
+        from torchada.testing.torch_musa_api import profile_for
+
+        return profile_for(self.torch_musa_version)
 
     @property
     def device_count(self) -> int:
@@ -127,11 +140,14 @@ def parse_positive_size(text: str) -> int:
 
 
 def parse_release(text: str) -> str:
-    """TORCHADA_SIM_TORCH_MUSA_VERSION's parser: a PEP 440 version, kept as written."""
+    """TORCHADA_SIM_TORCH_MUSA_VERSION's parser: a PEP 440 version no older than the oldest
+    profile, kept as written (it runs the profile of its series: torch_musa_api.profile_for)."""
     from packaging.version import InvalidVersion
 
+    from torchada.testing.torch_musa_api import profile_for
+
     try:
-        _V(text)
+        profile_for(text)
     except InvalidVersion:
         raise ValueError(text) from None
     return text
@@ -183,6 +199,7 @@ def config() -> SimConfig:
     c.total_memory = _knob("TORCHADA_SIM_TOTAL_MEMORY", c.total_memory)
     c.capability = _knob("TORCHADA_SIM_CAPABILITY", c.capability)
     c.torch_musa_version = _knob("TORCHADA_SIM_TORCH_MUSA_VERSION", c.torch_musa_version)
+    c.release_chosen = os.environ.get("TORCHADA_SIM_TORCH_MUSA_VERSION") == c.torch_musa_version
     c.musa_version = _knob("TORCHADA_SIM_MUSA_VERSION", c.musa_version)
     c.graph_exec_cap = _knob("TORCHADA_SIM_GRAPH_EXEC_CAP", c.graph_exec_cap)
     c.graph_instantiate_us = _knob("TORCHADA_SIM_GRAPH_INSTANTIATE_US", c.graph_instantiate_us)

@@ -1,0 +1,33 @@
+"""The selected release's profile applied to the simulated package at the end of its import.
+
+The package body builds 2.7.1's namespace (plus the surfaces of later releases, each added
+behind torchada.testing.torch_musa_api.has_api); this module makes the namespace the
+release's recorded one and replays the release's own import-time patches:
+
+* names the release's source no longer binds on torch_musa are deleted, so they raise
+  AttributeError as on the real package (the "removed" rows of its recorded API);
+* torch.backends.musa is the core.musa module from 2.9.1.post1 (torch_musa/__init__.py at
+  5e25af7: ``torch.backends.__setattr__("musa", sys.modules["torch_musa.core.musa"])``);
+* 2.7.1's core.lowering.apply_lowering_patch() runs at import only on the releases that
+  call it (v2.7.1 torch_musa/__init__.py; 5e25af7 neither imports nor calls it).
+"""
+import sys
+
+from torchada.testing.torch_musa_api import api, selected_profile
+
+
+def apply(module):
+    recorded = api(selected_profile())
+    for name in recorded["removed"]:
+        module.__dict__.pop(name, None)
+    patches = recorded["import_patches"]
+    import torch
+
+    if "torch.backends.musa" in patches:
+        import torch_musa.core.musa  # noqa: F401
+
+        torch.backends.__setattr__("musa", sys.modules["torch_musa.core.musa"])
+    if "core.lowering.apply_lowering_patch" in patches:
+        from torch_musa.core.lowering import apply_lowering_patch
+
+        apply_lowering_patch()
