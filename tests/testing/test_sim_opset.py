@@ -13,11 +13,10 @@ import pytest
 
 from tests._fresh import bare_sim_env, last_json, run_python
 
-# Registered by torch_musa 2.7.1, no CPU kernel in stock torch, not modelled (yet): the
-# flash-attention entries (musa_functions.yaml: _FlashAttnForward / _FlashAttnBackward) and,
-# on torch 2.7, _scaled_mm (ScaledMatmul: float8 matmul; torch 2.7 has no CPU kernel).
-NOT_MODELLED = {"aten::_flash_attention_forward", "aten::_flash_attention_backward",
-                "aten::_scaled_mm", "aten::_scaled_mm.out"}
+# Registered by torch_musa 2.7.1, no CPU kernel in stock torch, not modelled: none (the
+# flash-attention entries and torch 2.7's _scaled_mm have simulator kernels:
+# _sim/cuda_kernels.py, tests/testing/test_sim_attention_fp8.py).
+NOT_MODELLED = set()
 # Explicit simulator kernels torch_musa 2.7.1 has no registration for (docs/simulator.md):
 # _has_compatible_shallow_copy_type models the patched torch; _copy_from_and_resize is
 # torch's resize-and-copy entry the fallback would otherwise serve from the CPU.

@@ -202,6 +202,182 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     return grad_in.to(input.dtype).contiguous(memory_format=_memory_format(input))
 
 
+# ---------------------------------------------------------------- flash attention
+# torch_musa v2.7.1 csrc/aten/ops/attention/mudnn/Attention.cpp:27 (_FlashAttnForward) and
+# :108 (_FlashAttnBackward), registered at musa_functions.yaml:498/502. Unlike CUDA's
+# (batch, seq, heads, dim), the dense path hands the tensors to MuDNNFlashSDPAFwd /
+# MuDNNFlashSDPABwd (SDP.cpp:470/571), which read them as SDPA's (batch, heads, seq, dim)
+# (query.size(1) is H_q, size(2) is L) and allocate the output as (N, L, H, E_v) transposed
+# to (N, H, L, E_v) and the logsumexp as float32 (N, H, L). The variable-length path
+# (cum_seq_q given; MuDNNFlashVarlenFwd, SDP.cpp:678) takes (total, heads, dim) and a
+# (B, H, max_q) logsumexp. The seed / offset results are left undefined there (Attention.cpp:
+# 93-97); a Python kernel cannot return an undefined tensor, so they are empty uint64
+# tensors here. muDNN's arithmetic is unknown: modelled as the softmax(QK^T * scale) V of
+# flash attention in the accumulation type, causal masks aligned top-left as torch's SDPA
+# reference (the same kernel serves torch_musa's SDPA); rows of the varlen logsumexp past a
+# sequence's end are unknown (zero here). Dropout draws from the device generator (muDNN's
+# RNG: unknown); the backward ignores dropout, as the source does (its TODO at :107).
+
+def _attn_scale(q, scale):
+    # sdp::calculate_scale: 1 / sqrt(head_dim) unless given
+    return scale if scale is not None else 1.0 / (q.size(-1) ** 0.5)
+
+
+def _attn_probs(q, k, scale, is_causal):
+    """(scores * scale, float32 logsumexp) of (..., L, E) x (..., S, E), in the acc type."""
+    acc = _acc(q.dtype)
+    scores = torch.matmul(q.to(acc), k.to(acc).transpose(-2, -1)) * scale
+    if is_causal:
+        L, S = scores.shape[-2:]
+        keep = torch.ones(L, S, dtype=torch.bool, device=q.device).tril()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    return scores, torch.logsumexp(scores, -1)
+
+
+def _attn_fwd(q, k, v, scale, is_causal, dropout_p):
+    scores, lse = _attn_probs(q, k, scale, is_causal)
+    probs = torch.exp(scores - lse.unsqueeze(-1))
+    if dropout_p > 0.0:
+        keep = torch.empty_like(probs).bernoulli_(1.0 - dropout_p)
+        probs = probs * keep / (1.0 - dropout_p)
+    out = torch.matmul(probs, v.to(probs.dtype)).to(q.dtype)
+    return out, lse.to(torch.float32)
+
+
+def _attn_bwd(dout, q, k, v, out, lse, scale, is_causal):
+    acc = _acc(q.dtype)
+    scores, _ = _attn_probs(q, k, scale, is_causal)
+    probs = torch.exp(scores - lse.to(acc).unsqueeze(-1))
+    dout, out = dout.to(acc), out.to(acc)
+    dv = torch.matmul(probs.transpose(-2, -1), dout)
+    dp = torch.matmul(dout, v.to(acc).transpose(-2, -1))
+    ds = probs * (dp - (dout * out).sum(-1, keepdim=True))
+    dq = torch.matmul(ds, k.to(acc)) * scale
+    dk = torch.matmul(ds.transpose(-2, -1), q.to(acc)) * scale
+    return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+
+
+def _no_window(window_size_left, window_size_right):
+    torch._check(window_size_left is None,
+                 lambda: "_flash_attention_forward doesn't support window_size_left for MUSA backend")
+    torch._check(window_size_right is None,
+                 lambda: "_flash_attention_forward doesn't support window_size_right for MUSA backend")
+
+
+def _spans(cum):
+    bounds = cum.cpu().tolist()
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def flash_attention_forward(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
+                            is_causal, return_debug_mask, scale=None, window_size_left=None,
+                            window_size_right=None, seqused_k=None, alibi_slopes=None, **newer):
+    torch._check(alibi_slopes is None,
+                 lambda: "_flash_attention_forward doesn't support alibi_slopes for MUSA backend")
+    _no_window(window_size_left, window_size_right)
+    torch._check((cum_seq_q is None) == (cum_seq_k is None), lambda: (
+        "cumulative_sequence_length_q and cumulative_sequence_length_k must be both set or "
+        "both not set"))
+    scale = _attn_scale(query, scale)
+    if cum_seq_q is None:
+        out, lse = _attn_fwd(query, key, value, scale, is_causal, dropout_p)
+        # SDP.cpp:523: the output is a (N, L, H, E_v) buffer seen as (N, H, L, E_v)
+        out = out.transpose(-3, -2).contiguous().transpose(-3, -2)
+    else:
+        out = torch.empty(query.shape[:-1] + (value.size(-1),), dtype=query.dtype,
+                          device=query.device)
+        lse = torch.zeros(len(cum_seq_q) - 1, query.size(1), max_q, dtype=torch.float32,
+                          device=query.device)
+        for b, ((q0, q1), (k0, k1)) in enumerate(zip(_spans(cum_seq_q), _spans(cum_seq_k))):
+            o, l = _attn_fwd(query[q0:q1].transpose(0, 1), key[k0:k1].transpose(0, 1),
+                             value[k0:k1].transpose(0, 1), scale, is_causal, dropout_p)
+            out[q0:q1] = o.transpose(0, 1)
+            lse[b, :, :q1 - q0] = l
+    seed = torch.empty(0, dtype=torch.uint64 if hasattr(torch, "uint64") else torch.int64,
+                       device=query.device)
+    debug = torch.empty(0, dtype=query.dtype, device=query.device)  # Attention.cpp:91
+    return out, lse, seed, seed.clone(), debug
+
+
+def flash_attention_backward(grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
+                             max_q, max_k, dropout_p, is_causal, rng_state, unused, scale=None,
+                             window_size_left=None, window_size_right=None):
+    _no_window(window_size_left, window_size_right)
+    scale = _attn_scale(query, scale)
+    if cum_seq_q is None or cum_seq_q.numel() == 0:
+        return _attn_bwd(grad_out.contiguous(), query, key, value, out.contiguous(), logsumexp,
+                         scale, is_causal)
+    dq, dk, dv = torch.empty_like(query), torch.empty_like(key), torch.empty_like(value)
+    for b, ((q0, q1), (k0, k1)) in enumerate(zip(_spans(cum_seq_q), _spans(cum_seq_k))):
+        t = lambda x: x.transpose(0, 1)  # noqa: E731 - (seq, H, D) <-> (H, seq, D)
+        g = _attn_bwd(t(grad_out[q0:q1]), t(query[q0:q1]), t(key[k0:k1]), t(value[k0:k1]),
+                      t(out[q0:q1]), logsumexp[b, :, :q1 - q0], scale, is_causal)
+        dq[q0:q1], dk[k0:k1], dv[k0:k1] = (t(x) for x in g)
+    return dq, dk, dv
+
+
+# ---------------------------------------------------------------- float8 matmul
+# torch_musa v2.7.1 csrc/aten/ops/Matmul.cpp:548 (ScaledMatmulOut) / :671 (ScaledMatmul),
+# musa_functions.yaml:2611/2615; registered here only where torch has no CPU kernel for
+# _scaled_mm (torch 2.7; later torch's CPU kernel is run by the fallback). Its checks are
+# the source's; the arithmetic (muDNN RunLt with per-tensor or per-row/column scales) is
+# modelled as CUDA's scaled gemm: (mat1 * scale_a) @ (mat2 * scale_b) + bias in float32,
+# cast to out_dtype; scale_result applies to float8 outputs only (the comment at :541).
+
+def scaled_mm(mat1, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None,
+              use_fast_accum=False):
+    out = torch.empty(0, dtype=out_dtype or mat1.dtype, device=mat1.device)
+    return scaled_mm_out(mat1, mat2, scale_a, scale_b, bias, scale_result, out_dtype,
+                         use_fast_accum, out=out)
+
+
+def scaled_mm_out(mat1, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None,
+                  use_fast_accum=False, *, out):
+    props = torch.musa.get_device_properties(mat1.device)
+    torch._check(props.major * 100 + props.minor * 10 >= 310,
+                 lambda: "scaled_gemm is only supported for MUSA_ARCH >= 310")
+    torch._check(mat1.dim() == 2, lambda: "mat1 must be a matrix")
+    torch._check(mat2.dim() == 2, lambda: "mat2 must be a matrix")
+    torch._check(mat1.size(1) == mat2.size(0), lambda: "mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (*mat1.shape, *mat2.shape))
+    torch._check(scale_a.numel() in (1, mat1.size(0)) and scale_a.dtype == torch.float32,
+                 lambda: "scale_a must be float scalar or float tensor of shape %d but got %d" % (mat1.size(0), scale_a.numel()))
+    torch._check(scale_b.numel() in (1, mat2.size(1)) and scale_b.dtype == torch.float32,
+                 lambda: "scale_b must be float scalar or float tensor of shape %d but got %d" % (mat2.size(1), scale_b.numel()))
+    torch._check(bias is None or bias.numel() == mat2.size(1),
+                 lambda: "Bias must be size %d but got %d" % (mat2.size(1), bias.numel()))
+    torch._check(out_dtype is None or out_dtype == out.dtype,
+                 lambda: "out_dtype must match output matrix type")
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        torch._check(m.dtype in _FLOAT8, lambda: "Expected %s to be Float8 matrix got %s" % (name, _c10_name(m.dtype)))
+    if bias is not None:
+        ok = (bias.dtype == torch.float32) if out.dtype == torch.float32 else \
+            bias.dtype in (torch.bfloat16, torch.float16)
+        torch._check(ok, lambda: "Wrong bias dtype: %swhich doesn't match out dtype: %s" % (
+            _c10_name(bias.dtype), _c10_name(out.dtype)))
+    a = mat1.to(torch.float32) * scale_a.reshape(-1, 1)
+    b = mat2.to(torch.float32) * scale_b.reshape(1, -1)
+    res = a @ b
+    if bias is not None:
+        res = res + bias.to(torch.float32)
+    if scale_result is not None and out.dtype in _FLOAT8:
+        res = res * scale_result.reshape(-1, 1)
+    out.resize_(mat1.size(0), mat2.size(1))
+    out.copy_(res)
+    return out
+
+
+def _c10_name(dtype):
+    """c10::ScalarType's name of `dtype`, as TORCH_CHECK messages print it."""
+    names = {torch.float32: "Float", torch.float64: "Double", torch.float16: "Half",
+             torch.bfloat16: "BFloat16", torch.int32: "Int", torch.int64: "Long",
+             torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool"}
+    return names.get(dtype, str(dtype).replace("torch.", "").capitalize())
+
+
+_FLOAT8 = tuple(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                                            "float8_e5m2fnuz") if hasattr(torch, n))
+
+
 KERNELS = {
     "_thnn_fused_lstm_cell": thnn_fused_lstm_cell,
     "_thnn_fused_lstm_cell_backward_impl": thnn_fused_lstm_cell_backward_impl,
@@ -212,7 +388,11 @@ KERNELS = {
     "batch_norm_gather_stats_with_counts": batch_norm_gather_stats_with_counts,
     "batch_norm_backward_reduce": batch_norm_backward_reduce,
     "batch_norm_backward_elemt": batch_norm_backward_elemt,
+    "_flash_attention_forward": flash_attention_forward,
+    "_flash_attention_backward": flash_attention_backward,
 }
+# Registered only where this torch has no CPU kernel for them (else the fallback runs it).
+IF_NO_CPU_KERNEL = {"_scaled_mm": scaled_mm, "_scaled_mm.out": scaled_mm_out}
 
 
 def install():
@@ -220,7 +400,13 @@ def install():
     global _LIBRARY
     if _LIBRARY is None:
         lib = torch.library.Library("aten", "IMPL")
-        for name, fn in KERNELS.items():
+        for name, fn in _kernels().items():
             lib.impl(name, fn, "PrivateUse1")
         _LIBRARY = lib
-    return sorted("aten::" + name for name in KERNELS)
+    return sorted("aten::" + name for name in _kernels())
+
+
+def _kernels():
+    extra = {n: fn for n, fn in IF_NO_CPU_KERNEL.items()
+             if not torch._C._dispatch_has_kernel_for_dispatch_key("aten::" + n, "CPU")}
+    return dict(KERNELS, **extra)
