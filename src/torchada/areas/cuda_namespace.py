@@ -14,6 +14,11 @@ and distributed areas, ``torch.cuda.is_available`` to the devices area.
 
 torch_musa APIs relied on: the torch.musa names named by the table (device.py, stream.py,
 memory.py, random.py of torch_musa), torch.musa.core._lazy_init, torch.musa.ExternalStream.
+
+RNG alignment with NVIDIA GPUs is torch_musa's own switch, passed through as it is:
+TORCH_RNG_ALIGN=<GPU> (torch_musa >= 2.11.0.post2 reads it when torchada imports it) makes a
+CUDA program's seeded stream CUDA's (docs/cuda_namespace.md). On an older torch_musa the
+fix unit ``cuda_namespace.rng_align_notice`` says once that the variable does nothing there.
 """
 from torchada.areas import _kit
 
@@ -204,3 +209,18 @@ def apply(ctx):
             "torchada: cuda_namespace decided %d torch.cuda names the table lacks by rule "
             "(see torchada.areas.cuda_namespace.coverage()): %s", len(by_rule),
             ", ".join("%s=%s" % (n, cover[n][0]) for n in by_rule))
+
+
+@_kit.fix("rng_align_notice")
+def rng_align_notice(ctx):
+    """TORCH_RNG_ALIGN on a torch_musa without alignment (gated by release): one warning."""
+    import os
+
+    value = os.environ.get("TORCH_RNG_ALIGN")
+    if value:
+        from torchada._core.warn_once import warn_once
+
+        warn_once("rng_align", "torchada: TORCH_RNG_ALIGN=%s has no effect: %s has no RNG "
+                  "alignment with NVIDIA GPUs (torch_musa 2.11.0.post2 added it: upgrade "
+                  "torch_musa); seeded torch.cuda draws give MUSA's own stream", value,
+                  ctx.musa_label)

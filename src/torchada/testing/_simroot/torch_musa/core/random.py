@@ -138,3 +138,20 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         torch.set_rng_state(cpu_rng_state)
         for device, device_rng_state in zip(devices, device_rng_states):
             device_mod.set_rng_state(device_rng_state, device)
+
+
+# torch_musa 2.11.0.post2 adds the RNG alignment with NVIDIA GPUs (torch_musa._sim.releases).
+from torch_musa._sim import releases as _releases  # noqa: E402
+
+if _releases.has("rng_align"):
+    from torch_musa.core.random_align import NV_GPU_REGISTRY, align_rng_to_nv_gpu  # noqa: E402,F401
+
+    __all__ += ["NV_GPU_REGISTRY", "align_rng_to_nv_gpu"]
+
+    # The package aligns at import (simulated here, where torch_musa imports this module);
+    # then the grid the variables name decides the musa random kernels (_sim/rng_align.py).
+    align_rng_to_nv_gpu()
+    from torch_musa._sim import rng_align as _rng_align  # noqa: E402
+
+    if _rng_align.grid_from_env():
+        _rng_align.install(_rng_align.grid_from_env())
