@@ -82,6 +82,11 @@ BENCHMARKS = [
           "`backend='nccl'` against `backend='mccl'` on the simulated device: group creation "
           "and all_reduce (the collective is torch's own object).",
           ["*.ratio", "all_reduce_is_torchs"]),
+    Bench("env_warning_cost", "env_warning_cost.py",
+          "benchmarks/env_warning_cost.py [--rounds 31] [--calls 2000]",
+          "What the warnings for CUDA variables with no effect on MUSA add to an activation "
+          "when none is set (env_mirror area; paired against an empty call, in the child). "
+          "Target: < 20 µs.", ["added_us", "check_us", "environ_size"]),
     Bench("graph_rotation", "graph_rotation.py", "benchmarks/graph_rotation.py [--rounds 7]",
           "Graph executable rotation: replay below the cap (torch_musa's own replay), the "
           "tracking cost, and a replay when every replay misses.",

@@ -54,6 +54,11 @@ SETTINGS = (
     Setting("TORCHADA_GRAPH_EXEC_MARGIN", ("0..1048576",), "128",
             "executables left free under a probed limit (the cap never goes below 64)",
             IntRange(0, 1 << 20, 128)),
+    Setting("TORCHADA_CUDA_ENV_WARNINGS", ("1", "0"), "1",
+            "one warning at activation for each set CUDA / NCCL variable that has no effect on "
+            "MUSA (NVIDIA_TF32_OVERRIDE, CUDA_DEVICE_MAX_CONNECTIONS, TORCH_NCCL_* without an "
+            "MCCL twin; docs/devices.md), naming its MUSA twin or saying none exists",
+            Flag(True)),
     Setting("TORCHADA_CPP_OPS_VERBOSE", ("1", "0"), "0",
             "print the build log of torchada's own native extensions",
             Flag(False)),
@@ -193,7 +198,32 @@ def markdown():
               "Not switches: listed so that every `TORCHADA_` name in the source is explained.",
               ""]
     lines += _table(INTERNAL)
+    lines += ["", "## CUDA variables on MUSA", ""] + _cuda_variables()
     return "\n".join(lines) + "\n"
+
+
+def _cuda_variables():
+    """The env_mirror area's tables: CUDA names mirrored to a MUSA twin, and CUDA names that
+    change nothing on MUSA (one warning each at activation: TORCHADA_CUDA_ENV_WARNINGS)."""
+    from torchada.areas import _env_without_effect as inert
+    from torchada.areas.env_mirror import PAIRS
+
+    lines = ["Set at activation on MUSA by the `env_mirror` area (docs/devices.md). A CUDA "
+             "name with a MUSA twin that torch_musa reads is mirrored to it; a CUDA name that "
+             "nothing on MUSA reads gets one warning naming the twin, or saying none exists. "
+             "`NCCL_*` library variables without a row (`NCCL_SOCKET_IFNAME`, `NCCL_IB_HCA`, "
+             "...): unknown, the MCCL library's source is not public; they are neither "
+             "mirrored nor warned about.", "",
+             "| CUDA name | On MUSA | MUSA twin |", "|---|---|---|"]
+    for cuda, musa in PAIRS:
+        lines.append("| `%s` | mirrored | `%s` |" % (cuda, musa))
+    for row in inert.NAMED:
+        lines.append("| `%s` | warning: %s | %s |" % (
+            row.name, row.why, "`%s` (not set by torchada)" % row.twin if row.twin
+            else "none exists"))
+    lines.append("| `%s*` (any other) | warning: %s | none exists |" % (
+        inert.TORCH_NCCL_PREFIX, inert.TORCH_NCCL_WHY))
+    return lines
 
 
 if __name__ == "__main__":

@@ -4,11 +4,17 @@ CUDA names made to work: ``CUDA_VISIBLE_DEVICES`` -> ``MUSA_VISIBLE_DEVICES``,
 ``PYTORCH_CUDA_ALLOC_CONF`` -> ``PYTORCH_MUSA_ALLOC_CONF``, ``CUDA_LAUNCH_BLOCKING`` ->
 ``MUSA_LAUNCH_BLOCKING``, ``PYTORCH_NO_CUDA_MEMORY_CACHING`` ->
 ``PYTORCH_NO_MUSA_MEMORY_CACHING``, ``CUBLAS_WORKSPACE_CONFIG`` -> ``MUBLAS_WORKSPACE_CONFIG``,
+``PYTORCH_USE_CUDA_DSA`` / ``PYTORCH_CUDA_DSA_STACKTRACING`` -> their MUSA spellings,
 and every ``TORCH_NCCL_*`` / ``NCCL_*`` variable whose MCCL twin torch_musa 2.7.1's
 ProcessGroupMCCL reads (``MCCL_NAMES``: the recorded API, ``distributed.
 env_vars_read_by_ProcessGroupMCCL``; the twin of ``TORCH_MCCL_MUSA_EVENT_CACHE`` is
 ``TORCH_NCCL_CUDA_EVENT_CACHE``). ProcessGroupMCCL reads them when a process group is made,
 long after this area ran at ``import torch``.
+
+CUDA variables that change nothing on MUSA (``NVIDIA_TF32_OVERRIDE``,
+``CUDA_DEVICE_MAX_CONNECTIONS``, ``TORCH_NCCL_*`` names without an MCCL twin; the table is
+``_env_without_effect.NAMED``) get one warning each at activation, naming the MUSA twin or
+saying none exists; ``TORCHADA_CUDA_ENV_WARNINGS=0`` turns these warnings off.
 
 Rules (docs/devices.md, "Environment variables"):
 * Only in this area's apply step, on MUSA, right after ``import torch`` and before any device
@@ -62,7 +68,12 @@ PAIRS = (
     ("CUDA_LAUNCH_BLOCKING", "MUSA_LAUNCH_BLOCKING"),
     ("PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_NO_MUSA_MEMORY_CACHING"),
     ("CUBLAS_WORKSPACE_CONFIG", "MUBLAS_WORKSPACE_CONFIG"),
+    # device-side assertions: torch_musa csrc/core/MUSADeviceAssertionHost.cpp:85,89 (v2.7.1)
+    # reads these where c10/cuda/CUDADeviceAssertionHost.cpp reads the CUDA spellings
+    ("PYTORCH_USE_CUDA_DSA", "PYTORCH_USE_MUSA_DSA"),
+    ("PYTORCH_CUDA_DSA_STACKTRACING", "PYTORCH_MUSA_DSA_STACKTRACING"),
 ) + tuple((cuda_twin(name), name) for name in MCCL_NAMES)
+MIRRORED_CUDA_NAMES = frozenset(cuda for cuda, _ in PAIRS)
 MARKER = "TORCHADA_MIRRORED_ENV"  # JSON {musa name: value torchada set}, for child processes
 _ORDINALS = re.compile(r"^\s*(-?\d+\s*(,\s*-?\d+\s*)*)?,?\s*$")
 
@@ -105,6 +116,7 @@ def apply(ctx):
     import torch
 
     logger = logging.getLogger("torchada")
+    _warn_without_effect(logger, os.environ)
     sets, warnings = plan(os.environ)
     if sets:
         # Before torch_musa is imported (the normal case) there is no runtime to be late for.
@@ -123,3 +135,15 @@ def apply(ctx):
 
         recorded = dict(_mirrored_by_parent(os.environ), **dict(sets))
         ctx.setitem(os.environ, MARKER, json.dumps(recorded, sort_keys=True))
+
+
+def _warn_without_effect(logger, environ):
+    from torchada._core.settings import read
+    from torchada._core.warn_once import warn_once
+    from torchada.areas import _env_without_effect as table
+
+    rows = table.found(environ, MIRRORED_CUDA_NAMES)  # usually none: the switch is not read
+    if not rows or not read("TORCHADA_CUDA_ENV_WARNINGS", environ):
+        return
+    for row in rows:  # one warning per variable per process, even if the area applies again
+        warn_once("cuda env:" + row.name, "%s", table.message(row))
