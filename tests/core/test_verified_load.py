@@ -142,3 +142,27 @@ def test_the_builder_loads_its_own_output_from_the_cache_after_the_check(tmp_pat
     assert out["opened"] == [final]  # ... and loaded it through the check, from the cache
     assert out["maps"] == [final]  # never mapped from its temporary build folder
     assert native_cache.check(final) is None
+
+
+def test_every_loader_of_torchadas_own_libraries_goes_through_the_check():
+    """docs/security.md: every load of a library torchada built goes through
+    native_cache.opened; torch.ops.load_library (which resolves /proc/self/fd/<n> back to
+    the path) is not used for them."""
+    import ast
+    from pathlib import Path
+
+    src = Path(SRC) / "torchada"
+    loaders = {"areas/_kit/native.py": "ExtensionFileLoader", "testing/_backend/__init__.py": "CDLL",
+               "testing/_simroot/torch_musa/_sim/runtime_libs.py": "CDLL"}
+    for rel, call in loaders.items():
+        tree = ast.parse((src / rel).read_text())
+        inside = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.With) and "native_cache.opened" in ast.unparse(node.items[0]):
+                inside += [ast.unparse(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)]
+        everywhere = [ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        loads = [name for name in everywhere if name.endswith(call)]
+        assert loads and sorted(loads) == sorted(n for n in inside if n.endswith(call)), rel
+    users = [str(p.relative_to(src)) for p in src.rglob("*.py")
+             if "ops.load_library(" in p.read_text()]
+    assert users == [], users
