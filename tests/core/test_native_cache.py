@@ -191,3 +191,15 @@ def test_fetch_in_an_unwritable_folder_is_a_refusal(root, monkeypatch):
     monkeypatch.setattr(native_cache.tempfile, "mkdtemp", full)
     with pytest.raises(native_cache.CacheRefused, match="cannot be written"):
         native_cache.fetch(directory, "lib.so", lambda work: None, "the test library")
+
+
+def test_the_system_cache_is_platformdirs_site_cache_unless_set(monkeypatch):
+    from platformdirs import site_cache_dir
+
+    monkeypatch.delenv("TORCHADA_SYSTEM_CACHE_DIR", raising=False)
+    assert native_cache.system_cache_root() == site_cache_dir("torchada")
+    monkeypatch.setenv("TORCHADA_SYSTEM_CACHE_DIR", "/srv/shared/torchada-cache")
+    assert native_cache.system_cache_root() == "/srv/shared/torchada-cache"
+    assert native_cache.cache_root() != "/srv/shared/torchada-cache"  # read, not built into
+    monkeypatch.setenv("TORCHADA_BUILD_FOR_SYSTEM", "1")  # torchada build --system
+    assert native_cache.cache_root() == "/srv/shared/torchada-cache"
