@@ -12,14 +12,35 @@ release's recorded one and replays the release's own import-time patches:
   call it (v2.7.1 torch_musa/__init__.py; 5e25af7 neither imports nor calls it).
 """
 import sys
+from typing import NewType
 
 from torchada.testing.torch_musa_api import api, selected_profile
+
+
+def _added_here():
+    """Names of later releases bound by this module (the allocator / stream / RNG surfaces
+    are added where they live, behind has_api)."""
+    from torch_musa._sim import memory_aliases
+
+    return {
+        "memory_cached": memory_aliases.memory_cached,
+        "max_memory_cached": memory_aliases.max_memory_cached,
+        "list_gpu_processes": memory_aliases.list_gpu_processes,
+        # torch_musa/__init__.py at 5e25af7: NewType("_POOL_HANDLE", tuple[int, int])
+        "_POOL_HANDLE": NewType("_POOL_HANDLE", tuple),
+    }
 
 
 def apply(module):
     recorded = api(selected_profile())
     for name in recorded["removed"]:
         module.__dict__.pop(name, None)
+    memory = sys.modules["torch_musa.core.memory"]
+    for name, value in _added_here().items():
+        if name in recorded["names"]:
+            module.__dict__.setdefault(name, value)
+            if not name.startswith("_"):
+                memory.__dict__.setdefault(name, value)
     patches = recorded["import_patches"]
     import torch
 
