@@ -39,6 +39,10 @@ AREAS = (
          "Backend.NCCL, device_id) means mccl in torch.distributed; get_backend() equals its "
          "CUDA spelling; init_device_mesh('cuda'); torch.cuda.nccl names",
          versions=(("torch", ">=2.7"),)),
+    # torch_musa wraps torch.distributed.fsdp.fully_shard at its import (FSDP2 patches)
+    Area("fsdp2", ("torch.distributed.fsdp",), "FSDP2 fully_shard on a non-MUSA mesh "
+         "(CPU/gloo) runs PyTorch's own FSDP2; musa meshes keep torch_musa's",
+         versions=(("torch", ">=2.7"),)),
     Area("cuda_private", ("torch",), "torch's private CUDA entry points (torch.cuda."
          "_get_device_index, torch._C._cuda_*) answered by torch_musa",
          versions=(("torch", ">=2.7"),), needs=("_MUSAC",)),

@@ -146,7 +146,8 @@ def _apply_sharded_grad_scaler_patch():
 
 def _apply_patches():
     # 20. FSDP / DTensor / DeviceMesh patches of the real package are not simulated, but for
-    # ShardedGradScaler (applied when torch.distributed.fsdp is imported: see 22-23).
+    # ShardedGradScaler and FSDP2's fully_shard (applied when torch.distributed.fsdp is
+    # imported: see 22-23).
     _apply_distributed_patch()
 
 
@@ -177,6 +178,11 @@ from ._inductor import _init_inductor_backend_registration  # noqa: E402
 
 when_imported("torch._dynamo", lambda _m: __import__("torch_musa._dynamo"))
 when_imported("torch.distributed.fsdp.sharded_grad_scaler", lambda _m: _apply_sharded_grad_scaler_patch())
+# FSDP2: torch.distributed.fsdp.fully_shard becomes torch_musa's lazily patching wrapper
+# (distributed/_composable/fsdp/patch.py:245, applied by _apply_distributed_patch).
+when_imported("torch.distributed.fsdp",
+              lambda _m: __import__("torch_musa.distributed._composable.fsdp.patch",
+                                    fromlist=["_"])._apply_fsdp2_patches())
 
 i = device_count() - 1 if device_count() else 0  # loop variable leaked by the real _dynamo star import
 _LAZY_DYNAMO = ("_dynamo", "device_interface", "variables", "trace_rules", "backend", "musagraphs",

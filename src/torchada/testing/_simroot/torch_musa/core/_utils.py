@@ -32,3 +32,25 @@ def _dummy_type(name: str) -> type:
         return err_fn
 
     return type(name, (object,), {"__init__": get_err_fn(True), "__new__": get_err_fn(False)})
+
+
+def _get_musa_arch() -> int:
+    """torch_musa/core/_utils.py:61-96 (v2.7.1): ``TORCH_MUSA_ARCH`` if set (21, 22, 31), else
+    the first device's major * 10 + minor (22 when its properties cannot be read)."""
+    import os
+
+    import torch_musa
+
+    user_defined = os.getenv("TORCH_MUSA_ARCH", None)
+    if user_defined is None:
+        try:
+            properties = torch_musa.get_device_properties(0)
+            return int(properties.major * 10 + properties.minor)
+        except Exception as err:  # noqa: BLE001 - the real one prints and falls back
+            print("get_devie_properties failed, reason:")
+            print(err)
+            return 22
+    arch = int(user_defined)
+    print(f"Using pre-defined musa arch: {arch}")
+    assert arch in [21, 22, 31]
+    return arch

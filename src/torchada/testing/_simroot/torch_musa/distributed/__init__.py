@@ -1,6 +1,7 @@
 """Distributed support.  The "mccl" backend is registered when _MUSAC is imported (see
 torch_musa._sim.mccl).  The real package's FSDP/DTensor patches are not simulated, except
-the ShardedGradScaler replacement, applied when torch.distributed.fsdp is imported."""
+the ShardedGradScaler replacement and FSDP2's ``fully_shard`` patches (``_composable.fsdp``),
+applied when torch.distributed.fsdp is imported."""
 import importlib
 
 

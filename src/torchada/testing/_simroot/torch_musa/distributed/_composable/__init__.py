@@ -1,0 +1,1 @@
+"""torch_musa.distributed._composable (FSDP2 patches in ``fsdp``)."""
