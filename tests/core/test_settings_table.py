@@ -138,7 +138,7 @@ def test_the_scan_sees_a_direct_read(tmp_path):
 # -- malformed values: one warning each -----------------------------------------------------
 @pytest.fixture
 def fresh_warnings(monkeypatch, caplog):
-    monkeypatch.setattr(settings, "_WARNED_VARS", set())
+    monkeypatch.setattr("torchada._core.warn_once._SEEN", set())
     caplog.set_level(logging.WARNING, logger="torchada")
     return caplog
 

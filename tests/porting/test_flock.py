@@ -113,14 +113,13 @@ def test_lock_file_lives_in_the_private_cache(tmp_path, _private_cache):
 def test_without_flock_one_warning_and_torch_behaviour(monkeypatch):
     import fcntl
 
-    import torchada._core.files as files
     import torchada.porting.jit_lock as build
 
     def broken(fd, op):
         raise OSError(38, "Function not implemented")
 
     monkeypatch.setattr(fcntl, "flock", broken)
-    monkeypatch.setattr(files, "_NO_LOCK_WARNED", [])
+    monkeypatch.setattr("torchada._core.warn_once._SEEN", set())
     calls = []
     load = build.locked_load(lambda name, sources=None: calls.append(name) or "m",
                              lambda name, verbose: None)

@@ -6,6 +6,7 @@ import os
 import re
 
 from torchada._core.setting_parsers import BadValue
+from torchada._core.warn_once import warn_once
 
 logger = logging.getLogger("torchada")
 
@@ -31,14 +32,9 @@ def disabled_areas(known):
     return frozenset(n for n in names if n in known)
 
 
-_WARNED_VARS = set()
-
-
 def _bad_value(name, raw, valid, default):
-    if name not in _WARNED_VARS:  # one warning per variable per process
-        _WARNED_VARS.add(name)
-        logger.warning("torchada: %s=%r is not valid (valid: %s); using the default %s",
-                       name, raw, valid, default)
+    warn_once("setting:" + name, "torchada: %s=%r is not valid (valid: %s); using the default %s",
+              name, raw, valid, default)
     return default
 
 
@@ -86,9 +82,8 @@ def family(name, members, environ=None):
     environ = os.environ if environ is None else environ
     prefix = name[:name.rindex("<")]
     for key in environ:
-        if key.startswith(prefix) and key[len(prefix):] not in members and key not in _WARNED_VARS:
-            _WARNED_VARS.add(key)
-            logger.warning("torchada: %s is not a %s variable (valid: %s); it is ignored",
-                           key, name, ", ".join(prefix + m for m in members))
+        if key.startswith(prefix) and key[len(prefix):] not in members:
+            warn_once("setting:" + key, "torchada: %s is not a %s variable (valid: %s); it is "
+                      "ignored", key, name, ", ".join(prefix + m for m in members))
     return {m: read(prefix + m, environ) for m in members}
 

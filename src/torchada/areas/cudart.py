@@ -17,6 +17,7 @@ torch_musa APIs relied on: torch.musa.musart() (the _MUSAC._musart binding: musa
 musaGetErrorString, musaMemGetInfo, musaHostRegister, musaHostUnregister,
 musaStreamCreate, musaStreamDestroy), torch.musa.check_error.
 """
+from torchada._core.warn_once import warn_once
 from torchada.areas import _kit
 
 # CUDA runtime names with their MUSA names; anything else "cudaX" is looked up as "musaX".
@@ -34,17 +35,10 @@ NAMES = {
 RUNTIME_LIBRARIES = ("libmusart.so", "libmusart.so.4", "libmusart.so.3")
 
 
-_WARNED = []
-
-
 def _warn_no_profiler(label, symbol):
-    if not _WARNED:
-        import warnings
-
-        _WARNED.append(symbol)
-        warnings.warn("torch.cuda.profiler.start/stop: %s has no %s in a loaded MUSA runtime "
-                      "library; nothing was started or stopped (use torch.profiler)"
-                      % (label, symbol), RuntimeWarning, stacklevel=4)
+    warn_once("cudart.profiler", "torch.cuda.profiler.start/stop: %s has no %s in a loaded MUSA "
+              "runtime library; nothing was started or stopped (use torch.profiler)",
+              label, symbol, category=RuntimeWarning, stacklevel=4)
 
 
 class UnsupportedRuntimeName(NotImplementedError, AttributeError):

@@ -20,26 +20,22 @@ torch.musa.make_graphed_callables, torch.musa.graph_pool_handle,
 torch.musa.is_current_stream_capturing, MUSAGraph.enable_debug_mode / debug_dump,
 MUSAGraph.reinstantiate_graph (torch_musa/musa_graph/graphs.py, torch_musa/csrc/core/Graph.cpp).
 """
-import logging
 import os
 import time
 
 from torchada._core.settings import read
+from torchada._core.warn_once import warn_once
 from torchada.areas import _kit
 
 DEBUG_DUMP_VAR = "TORCHADA_CUDA_GRAPH_DEBUG_DUMP_PATH"
-logger = logging.getLogger("torchada")
-_WARNED = set()
 
 
 def _call_debug_api(graph, name, *args):
     """graph.<name>(*args); a torch_musa without it gets one warning per name, no failure."""
     method = getattr(graph, name, None)
     if method is None:
-        if name not in _WARNED:
-            _WARNED.add(name)
-            logger.warning("torchada: %s is set but this torch_musa's MUSAGraph has no %s(); "
-                           "no graph debug dump is written", DEBUG_DUMP_VAR, name)
+        warn_once("graphs.debug:" + name, "torchada: %s is set but this torch_musa's MUSAGraph "
+                  "has no %s(); no graph debug dump is written", DEBUG_DUMP_VAR, name)
         return False
     method(*args)
     return True
@@ -61,10 +57,8 @@ def _dump(graph, directory):
         os.makedirs(directory, exist_ok=True)
         _call_debug_api(graph, "debug_dump", _dump_path(directory))
     except OSError as exc:  # a dump must never break the program's capture
-        if "write" not in _WARNED:
-            _WARNED.add("write")
-            logger.warning("torchada: %s=%r: cannot write graph dumps (%s); captures go on "
-                           "without them", DEBUG_DUMP_VAR, directory, exc)
+        warn_once("graphs.debug_write", "torchada: %s=%r: cannot write graph dumps (%s); "
+                  "captures go on without them", DEBUG_DUMP_VAR, directory, exc)
 
 
 def _graph_class(ctx):

@@ -22,7 +22,7 @@ def _fake_musart():
 
 
 def test_cudart_answers_with_cuda_names(fake_musa, monkeypatch):
-    monkeypatch.setattr(cudart_area, "_WARNED", [])
+    monkeypatch.setattr("torchada._core.warn_once._SEEN", set())
     rt = _fake_musart()
     fake_musa.musart = lambda: rt
     fake_musa.check_error = lambda res: None if res == 0 else (_ for _ in ()).throw(

@@ -158,7 +158,7 @@ def test_threads_replaying_share_one_cap():
 @pytest.mark.parametrize("raw, expected", [("abc", 1900), ("0", 1900), ("-5", 1900),
                                            ("2000000", 1900), ("512", 512), (" 64 ", 64)])
 def test_cap_variable(monkeypatch, caplog, raw, expected):
-    monkeypatch.setattr("torchada._core.settings._WARNED_VARS", set())
+    monkeypatch.setattr("torchada._core.warn_once._SEEN", set())
     monkeypatch.setenv(settings.CAP_VAR, raw)
     assert settings.configured_cap() == expected
     warned = [r.getMessage() for r in caplog.records if settings.CAP_VAR in r.getMessage()]
