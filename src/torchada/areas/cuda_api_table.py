@@ -132,7 +132,8 @@ TOP.update({
     "Event": _m(note="handle: .musa_event (torchada adds .cuda_event); no external= keyword"),
     "current_stream": _m(), "default_stream": _m(), "set_stream": _m(),
     "get_stream_from_external": _e("get_stream_from_external",
-                                   "built on torch.musa.ExternalStream"),
+                                   "torch.musa.get_stream_from_external from torch_musa "
+                                   "2.9.1.post1; built on torch.musa.ExternalStream before"),
     # RNG
     "get_rng_state": _m(), "get_rng_state_all": _m(), "set_rng_state": _m(),
     "set_rng_state_all": _m(), "manual_seed": _m(), "manual_seed_all": _m(), "seed": _m(),

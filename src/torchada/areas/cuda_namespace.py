@@ -16,7 +16,7 @@ torch_musa APIs relied on: the torch.musa names named by the table (device.py, s
 memory.py, random.py of torch_musa), torch.musa.core._lazy_init, torch.musa.ExternalStream.
 
 RNG alignment with NVIDIA GPUs is torch_musa's own switch, passed through as it is:
-TORCH_RNG_ALIGN=<GPU> (torch_musa >= 2.11.0.post2 reads it when torchada imports it) makes a
+TORCH_RNG_ALIGN=<GPU> (torch_musa >= 2.9.1.post1 reads it when torchada imports it) makes a
 CUDA program's seeded stream CUDA's (docs/cuda_namespace.md). On an older torch_musa the
 fix unit ``cuda_namespace.rng_align_notice`` says once that the variable does nothing there.
 """
@@ -153,6 +153,9 @@ def _default_generators(ctx):
 
 
 def _get_stream_from_external(ctx):
+    own = getattr(ctx.musa, "get_stream_from_external", None)
+    if own is not None:
+        return own  # torch_musa >= 2.9.1.post1 has its own (torch_musa/__init__.py at 5e25af7)
     external = ctx.musa.ExternalStream
 
     def get_stream_from_external(data_ptr, device=None):
@@ -221,6 +224,6 @@ def rng_align_notice(ctx):
         from torchada._core.warn_once import warn_once
 
         warn_once("rng_align", "torchada: TORCH_RNG_ALIGN=%s has no effect: %s has no RNG "
-                  "alignment with NVIDIA GPUs (torch_musa 2.11.0.post2 added it: upgrade "
+                  "alignment with NVIDIA GPUs (torch_musa 2.9.1.post1 added it: upgrade "
                   "torch_musa); seeded torch.cuda draws give MUSA's own stream", value,
                   ctx.musa_label)

@@ -12,7 +12,7 @@ ACCELERATOR_MEMORY_FIXED_IN = "2.11.0.post2"
 LOG_F64_FIXED_IN = "2.11.0.post2"      # issue 11's range for the float64 log_ fix
 MM_OUT_DTYPE_FIXED_IN = "2.13.0"       # issue 11: the out_dtype matmul fix's upper bound
 HEURISTICS_FIXED_IN = "2.11.0.post2"
-RNG_ALIGN_SINCE = "2.11.0.post2"       # torch_musa's TORCH_RNG_ALIGN (core/random.py at e205050)
+RNG_ALIGN_SINCE = "2.9.1.post1"        # torch_musa's TORCH_RNG_ALIGN (__init__.py at 5e25af7)
 CPP_OVERRIDES_FIXED_IN = "2.11.0.post2"  # seed fix table: compiled log / log_ / multinomial   # torch_musa registers musa template heuristics from here
 
 AREAS = (
@@ -23,8 +23,9 @@ AREAS = (
          fixes=(Fix("rng_align_notice", "TORCH_RNG_ALIGN set where torch_musa has no RNG "
                     "alignment: one warning naming the release and the fix (upgrade)",
                     versions=(("torch_musa", "<" + RNG_ALIGN_SINCE),),
-                    evidence="torch_musa/core/random.py: align_rng_to_nv_gpu at e205050 "
-                    "(2.11.0.post2), absent at 5e25af7 (2.9.1.post1) and v2.7.1"),)),
+                    evidence="torch_musa/__init__.py at 5e25af7 (2.9.1.post1) imports "
+                    "align_rng_to_nv_gpu and calls it at import (core/random.py at e205050 "
+                    "has its body); absent at v2.7.1"),)),
     Area("graphs", ("torch",), "torch.cuda.CUDAGraph / graph / make_graphed_callables / "
          "graph_pool_handle -> torch.musa graphs", versions=(("torch", ">=2.7"),),
          needs=("MUSAGraph", "graph"),

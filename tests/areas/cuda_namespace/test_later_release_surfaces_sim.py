@@ -1,4 +1,4 @@
-"""CUDA memory names that later torch_musa releases added (raw caching-allocator calls,
+"""CUDA names that later torch_musa releases added (raw caching-allocator calls, get_stream_from_external,
 the memory-fraction getter, pinned host-memory statistics, MemPool's 2.11 keywords), on the
 simulated releases that have them and on 2.7.1, which does not; each in a fresh interpreter.
 
@@ -139,3 +139,24 @@ def test_mempool_keywords_of_2_11():
         print(json.dumps({"err": err, "ctx": hasattr(torch.musa, "MemPoolContext")}))
     """, "2.9.1.post1")
     assert old["err"] and old["ctx"] is True
+
+
+@pytest.mark.parametrize("release", ("2.7.1",) + LATER)
+def test_get_stream_from_external_wraps_the_handle(release):
+    # torch_musa has its own from 2.9.1.post1 (torch_musa/__init__.py at 5e25af7); 2.7.1
+    # gets torchada's on ExternalStream. Either way: work queued on the wrapped stream is
+    # ordered on the stream the handle came from.
+    out = sim_json("""
+        import json
+        side = torch.cuda.Stream()
+        wrapped = torch.cuda.get_stream_from_external(side.cuda_stream)
+        with torch.cuda.stream(wrapped):
+            x = torch.full((4,), 3.0, device="cuda") * 2
+        wrapped.synchronize()
+        print(json.dumps({"same": wrapped.cuda_stream == side.cuda_stream,
+                          "own": torch.cuda.get_stream_from_external
+                                 is getattr(torch.musa, "get_stream_from_external", None),
+                          "sum": x.sum().item(), "device": wrapped.device.type}))
+    """, release)
+    assert out["same"] and out["sum"] == 24.0 and out["device"] == "musa"
+    assert out["own"] is (release != "2.7.1")

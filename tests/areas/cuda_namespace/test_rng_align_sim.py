@@ -1,4 +1,4 @@
-"""RNG alignment with NVIDIA GPUs (torch_musa 2.11.0.post2's TORCH_RNG_ALIGN, passed through
+"""RNG alignment with NVIDIA GPUs (torch_musa's TORCH_RNG_ALIGN from 2.9.1.post1, passed through
 by torchada): a CUDA program's seeded draws give CUDA's Philox stream for the named GPU.
 
 References, independent of the simulator's vectorised kernels (torch_musa/_sim/philox.py):
@@ -104,7 +104,8 @@ def test_philox_matches_random123_known_answers():
 SMALL_GRID = {"TORCH_ARCH_MP_COUNT": "2", "TORCH_ARCH_MAXTHREADS_PER_MP": "512"}
 
 
-def test_cuda_seed_gives_the_grid_stride_stream():
+@pytest.mark.parametrize("release", ("2.9.1.post1", "2.11.0.post2"))
+def test_cuda_seed_gives_the_grid_stride_stream(release):
     # A grid of 2 x (512 / 256) blocks: 5000 draws walk the grid-stride loop twice with all
     # four words of each curand4 used; the explicit variables win over TORCH_RNG_ALIGN.
     out = last_json(run_sim("""
@@ -114,7 +115,7 @@ def test_cuda_seed_gives_the_grid_stride_stream():
         b = torch.rand(7, device="cuda").cpu().tolist()
         state = torch.cuda.get_rng_state()
         print(json.dumps({"a": a, "b": b, "offset": int.from_bytes(bytes(state[8:16].tolist()), "little")}))
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2", TORCH_RNG_ALIGN="H200", **SMALL_GRID))
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION=release, TORCH_RNG_ALIGN="H200", **SMALL_GRID))
     ref_a, off_a = grid_stride_rand(5000, 1234, 0, 2, 512)
     ref_b, off_b = grid_stride_rand(7, 1234, off_a, 2, 512)
     assert off_a == 8  # two trips of the loop: the offset moves 2 x 4
@@ -186,14 +187,15 @@ def test_release_without_alignment_warns_once_and_keeps_its_stream():
         torch.cuda.manual_seed(0)
         x = torch.rand(4, device="cuda").cpu().tolist()
         print(json.dumps({"x": x, "has": hasattr(torch.musa, "align_rng_to_nv_gpu")}))
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.9.1.post1", TORCH_RNG_ALIGN="H200")
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.7.1", TORCH_RNG_ALIGN="H200")
     out = last_json(proc)
     assert out["has"] is False
     ref, _ = grid_stride_rand(4, 0, 0, 132, 2048)
     assert out["x"] != ref
     notes = [l for l in proc.stderr.splitlines() if "TORCH_RNG_ALIGN" in l]
     assert len(notes) == 1, proc.stderr
-    assert "torch_musa 2.9.1.post1 has no RNG alignment" in notes[0]
+    assert "torch_musa 2.7.1 has no RNG alignment" in notes[0]
+    assert "torch_musa 2.9.1.post1 added it" in notes[0]
     assert "upgrade torch_musa" in notes[0]
 
 

@@ -140,13 +140,15 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
             device_mod.set_rng_state(device_rng_state, device)
 
 
-# torch_musa 2.11.0.post2 adds the RNG alignment with NVIDIA GPUs (torch_musa._sim.releases).
+# RNG alignment with NVIDIA GPUs (torch_musa._sim.releases): align_rng_to_nv_gpu from
+# 2.9.1.post1 (its __init__.py imports it and calls it at import), NV_GPU_REGISTRY exported
+# from 2.11.0.post2 (core/random.py __all__ at e205050).
 from torch_musa._sim import releases as _releases  # noqa: E402
 
 if _releases.has("rng_align"):
     from torch_musa.core.random_align import NV_GPU_REGISTRY, align_rng_to_nv_gpu  # noqa: E402,F401
 
-    __all__ += ["NV_GPU_REGISTRY", "align_rng_to_nv_gpu"]
+    __all__ += ["align_rng_to_nv_gpu"] + (["NV_GPU_REGISTRY"] if _releases.has("nv_gpu_registry") else [])
 
     # The package aligns at import (simulated here, where torch_musa imports this module);
     # then the grid the variables name decides the musa random kernels (_sim/rng_align.py).

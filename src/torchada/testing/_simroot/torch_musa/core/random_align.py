@@ -1,8 +1,8 @@
-"""RNG grid sizing alignment with NVIDIA GPUs, torch_musa 2.11.0.post2: NV_GPU_REGISTRY and
-align_rng_to_nv_gpu of torch_musa/core/random.py at e205050 (absent at 5e25af7,
-2.9.1.post1, and at v2.7.1). core/random.py re-exports them on that release; the package
-calls align_rng_to_nv_gpu() at import (torch_musa/__init__.py at e205050 was not read: the
-call's place is unknown; its own test sets TORCH_RNG_ALIGN before `import torch_musa`)."""
+"""RNG grid sizing alignment with NVIDIA GPUs: NV_GPU_REGISTRY and align_rng_to_nv_gpu as
+torch_musa/core/random.py has them at e205050 (2.11.0.post2). 2.9.1.post1's __init__.py
+(5e25af7) imports align_rng_to_nv_gpu from core.random and calls it at import, but its
+core/random.py is not stored there: the function is taken to be 2.11.0.post2's (unknown).
+Absent at v2.7.1. core/random.py re-exports these on the releases that have them."""
 import os
 
 __all__ = ["NV_GPU_REGISTRY", "align_rng_to_nv_gpu"]

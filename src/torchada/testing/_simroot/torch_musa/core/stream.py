@@ -172,3 +172,19 @@ class StreamContext:
 
 def stream(stream: Optional["torch_musa.Stream"]) -> StreamContext:
     return StreamContext(stream)
+
+
+# torch_musa 2.9.1.post1 (torch_musa/__init__.py at 5e25af7: `from .core.stream import
+# (..., get_stream_from_external, ...)`). core/stream.py is not stored at that commit, so its
+# body is unknown: modelled as torch.cuda's (a Stream over an external handle).
+from torch_musa._sim import releases as _releases  # noqa: E402
+
+if _releases.has("get_stream_from_external"):
+    def get_stream_from_external(data_ptr: int, device=None) -> Stream:
+        """A Stream wrapping a stream made outside torch (its handle ``data_ptr``)."""
+        return ExternalStream(data_ptr, device=device)
+
+    # the package binds it by name, as the real __init__.py's import does
+    import sys as _sys  # noqa: E402
+
+    _sys.modules["torch_musa"].get_stream_from_external = get_stream_from_external
