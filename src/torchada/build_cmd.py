@@ -141,7 +141,7 @@ def _op_overrides(platform_musa):
         piece.outcome = _why_not(("operator_fixes.cpp_overrides",
                                   "operator_fixes.isfinite_async"), True)
         return piece
-    _timed(piece, shared.build_extension)
+    _timed(piece, lambda: shared.build_extension(force=True))  # retries a failed build
     return piece
 
 

@@ -284,6 +284,11 @@ def _native(found, data):
         found.append(Finding(WARN, "native", "run-time native cache refused: %s"
                              % native["cache_refused"],
                              "until then native pieces fall back to their Python versions"))
+    for failed in native.get("failed_builds") or ():
+        found.append(Finding(WARN, "native", "%s failed to build (not retried with this key): %s"
+                             % (os.path.basename(failed["path"]), failed["reason"]),
+                             "fix the cause it names, then run `torchada build` (it retries); "
+                             "until then the Python fallbacks answer"))
     libraries = native.get("libraries") or []
     bad = [lib for lib in libraries if lib.get("problem")]
     if libraries or native.get("cache"):

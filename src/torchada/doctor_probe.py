@@ -29,7 +29,7 @@ def _boot_state(out):
     out["platform"], out["reason"] = platform, reason
     out["torch_musa_entry"] = torchada_boot.real_torch_musa_entry()
     # Whether torchada runs: the decision says musa even when activation then raised.
-    out["activation_error"] = getattr(torchada_boot, "error", None)
+    out["activation_error"] = torchada_boot.error
     try:
         from torchada._core import activation
 
@@ -85,27 +85,20 @@ def _native(out):
         state["route"] = note.split("calls: ", 1)[1] if note and "calls: " in note else None
     except Exception as exc:
         state["route"] = "unknown (%s)" % _one_line(exc)
+    from torchada._core import native_cache
+
     try:
-        from torchada._core import native_cache
-    except ImportError:
-        state["cache"] = "no trusted-cache module in this torchada"
-        out["native"] = state
-        return
-    trusted_dir = getattr(native_cache, "trusted_dir", None)
-    check = getattr(native_cache, "check", None)
-    refused = getattr(native_cache, "CacheRefused", RuntimeError)
-    try:
-        root = trusted_dir(create=False) if trusted_dir is not None else None
+        root = native_cache.trusted_dir(create=False)
     except FileNotFoundError:
         root = None
         state["cache"] = "empty (native pieces are built on first use)"
-    except refused as exc:
+    except native_cache.CacheRefused as exc:
         root = None
         state["cache_refused"] = str(exc)
     except Exception as exc:
         root = None
         state["cache"] = "not checked (%s)" % _one_line(exc)
-    libraries = []
+    libraries, failed = [], []
     if root is not None:
         state["cache"] = root
         build = os.path.join(root, "build")
@@ -114,9 +107,12 @@ def _native(out):
             for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
                 if name.endswith(".so"):
                     path = os.path.join(folder, name)
-                    why = check(path) if check is not None else "not verifiable here"
-                    libraries.append({"path": path, "problem": why})
+                    libraries.append({"path": path, "problem": native_cache.check(path)})
+                elif name.endswith(".so.failed"):  # a build's failure marker (same key)
+                    path = os.path.join(folder, name[:-len(".failed")])
+                    failed.append({"path": path, "reason": native_cache.failure(path)})
     state["libraries"] = libraries
+    state["failed_builds"] = failed
     out["native"] = state
 
 

@@ -117,3 +117,49 @@ def test_a_live_build_in_another_pid_namespace_keeps_its_folder(directory, tmp_p
             proc.wait()
     assert proc.returncode == 0, err
     assert native_cache.check(os.path.join(directory, "lib.so")) is None
+
+
+def test_a_dead_detached_builders_compilers_are_ended_before_its_folder_is_removed(directory):
+    """A detached builder leads its own session (work folder ``.build-<pid>g@...``); killed
+    mid-build, its compilers (here a ``sleep`` standing in for cc1plus) go on in its process
+    group. The next build's sweep must end them before it removes the folder they write
+    into (issue 22: a sweep deleted a folder three generations of compilers still used)."""
+    leader = subprocess.Popen(
+        [sys.executable, "-c", "import os, subprocess, sys, tempfile; "
+         "from torchada._core import native_cache; "
+         "work = tempfile.mkdtemp(prefix=native_cache.work_prefix(), dir=sys.argv[1]); "
+         "child = subprocess.Popen(['sleep', '300']); print(child.pid, work, flush=True); "
+         "os.kill(os.getpid(), 9)", directory],
+        env=clean_env(PYTHONPATH=str(SRC)), stdout=subprocess.PIPE, text=True,
+        start_new_session=True)
+    compiler, work = leader.stdout.readline().split()
+    leader.wait(30)
+    compiler = int(compiler)
+    try:
+        assert os.path.basename(work).startswith(".build-%dg@" % leader.pid)
+        assert os.getsid(compiler) == leader.pid            # orphaned, still in the group
+        native_cache.sweep(directory)
+        assert not os.path.exists(work)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with open("/proc/%d/stat" % compiler) as f:       # reaped by init, or a zombie
+                if f.read().split(") ", 1)[1].startswith("Z"):
+                    break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the orphaned compiler %d still runs" % compiler)
+    except FileNotFoundError:
+        pass  # already reaped: ended
+    finally:
+        try:
+            os.kill(compiler, 9)
+        except ProcessLookupError:
+            pass
+
+
+def test_an_ordinary_builders_group_is_never_signalled(directory):
+    """A builder that does not lead its session (any user process) marks no ``g``: its
+    group may hold unrelated processes (a shell pipeline), which the sweep leaves alone."""
+    assert "g@" not in native_cache.work_prefix()
+    assert native_cache._builder(".build-123@h~1-x") == (123, "h~1", False)
+    assert native_cache._builder(".build-123g@h~1-x") == (123, "h~1", True)

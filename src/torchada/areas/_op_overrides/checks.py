@@ -1,9 +1,17 @@
-"""What the compiled kernels rely on, checked when they are swapped in (on the calling
-thread, outside graph capture): the call's device, a generator that keeps a Philox offset
-(multinomial), and the exact answers of a tiny probe in each floating dtype. An op whose
-check fails stands aside: torch_musa's kernel (or the unit's Python fallback) keeps it and
-the reason becomes its status line. Each check returns None when it holds, else the reason.
+"""What the compiled kernels rely on: the call's device, a generator that keeps a Philox
+offset (multinomial), and the exact answers of a tiny probe of each kernel in each floating
+dtype. An op whose check fails stands aside: torch_musa's kernel (or the unit's Python
+fallback) keeps it and the reason becomes its status line. Each check returns None when it
+holds, else the reason.
+
+The probes and the generator check run on the build's background thread (``verdicts``),
+on an explicit device and a private stream, calling the extension's kernels directly (no
+registration yet): never inside a user's call, so never under the user's dispatch modes,
+profiler, stream or graph capture. The user's call only compares its device
+(``device_problem``, no device work) and reads the verdicts.
 """
+import contextlib
+
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 
 
@@ -40,29 +48,30 @@ def generator_problem(torch, device):
     return None
 
 
-def _probe_log(torch, dtype, device):
-    got = torch.log(torch.tensor([1.0, 0.0, float("inf")], dtype=dtype, device=device))
+def _probe_log(torch, kernel, dtype, device):
+    got = kernel(torch.tensor([1.0, 0.0, float("inf")], dtype=dtype, device=device))
     return got.dtype == dtype and got.cpu().tolist() == [0.0, -float("inf"), float("inf")]
 
 
-def _probe_log_(torch, dtype, device):
+def _probe_log_(torch, kernel, dtype, device):
     x = torch.tensor([1.0, 0.0, float("inf")], dtype=dtype, device=device)
-    return x.log_() is x and x.cpu().tolist() == [0.0, -float("inf"), float("inf")]
+    same = kernel(x).data_ptr() == x.data_ptr()     # in place: the input's storage
+    return same and x.cpu().tolist() == [0.0, -float("inf"), float("inf")]
 
 
-def _probe_isfinite(torch, dtype, device):
+def _probe_isfinite(torch, kernel, dtype, device):
     x = torch.tensor([1.0, float("inf"), -float("inf"), float("nan"), 0.0], dtype=dtype,
                      device=device)
-    return torch.isfinite(x).cpu().tolist() == [True, False, False, False, True]
+    return kernel(x).cpu().tolist() == [True, False, False, False, True]
 
 
-def _probe_multinomial(torch, dtype, device):
+def _probe_multinomial(torch, kernel, dtype, device):
     # one positive weight per row: any correct sampler draws it; a private generator keeps
     # the program's own random stream where it was
     weights = torch.tensor([[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]], dtype=dtype,
                            device=device)
     generator = torch.Generator(device=device)
-    got = torch.multinomial(weights, 1, generator=generator)
+    got = kernel(weights, 1, False, generator)
     return got.dtype == torch.long and got.cpu().tolist() == [[2], [1]]
 
 
@@ -70,14 +79,44 @@ PROBES = {"log": _probe_log, "log_": _probe_log_, "isfinite": _probe_isfinite,
           "multinomial": _probe_multinomial}
 
 
-def probe_problem(torch, op, device):
-    """``op`` (now dispatched to the compiled kernel) on exact inputs in every floating
-    dtype: the first dtype that raises or answers wrong."""
+def probe_problem(torch, module, op, device):
+    """``op``'s compiled kernel (``module.<op>``, called directly) on exact inputs in every
+    floating dtype: the first dtype that raises or answers wrong."""
     for name in FLOATS:
         try:
-            right = PROBES[op](torch, getattr(torch, name), device)
+            right = PROBES[op](torch, getattr(module, op), getattr(torch, name), device)
         except Exception as exc:  # a dtype the device or kernel cannot take
             return "%s on %s %s raised %s" % (op, device.type, name, _first_line(exc))
         if not right:
             return "%s gave wrong %s results on %s" % (op, name, device.type)
     return None
+
+
+def _private_stream(torch, device):
+    """This thread on ``device`` and a stream of its own (the user's current stream, and
+    any capture on it, untouched)."""
+    module = getattr(torch, device.type)
+    stack = contextlib.ExitStack()
+    stack.enter_context(module.device(device.index))
+    stack.enter_context(module.stream(module.Stream(device=device)))
+    return stack
+
+
+def verdicts(torch, module, ops, device):
+    """{op: None or why it stands aside} for ``ops``, worked out on the calling (build)
+    thread on ``device`` (the first call's; None: the current one) and a private stream.
+    A failure of the set-up itself stands every op aside with that reason (the status line
+    says it), never silently."""
+    backend = torch._C._get_privateuse1_backend_name()
+    found = {}
+    try:
+        if device is None or device.index is None:
+            device = torch.device(backend, getattr(torch, backend).current_device())
+        with _private_stream(torch, device):
+            for op in ops:
+                problem = generator_problem(torch, device) if op == "multinomial" else None
+                found[op] = problem or probe_problem(torch, module, op, device)
+    except Exception as exc:  # the device or stream itself failed: said per op
+        why = "the probes could not run on %s: %s" % (device, _first_line(exc))
+        return {op: found[op] if op in found else why for op in ops}
+    return found

@@ -4,12 +4,14 @@ boundary.
 
 Each op gets a kernel (its own library, so ops come and go alone) that answers with the
 interim route (``interim``: torch_musa's kernel or torchada's Python fallback). The first
-call starts the shared build on a daemon thread and takes that route at once. Once the
-build is done, the next call made outside graph capture does the swap on its own thread,
-before the op runs: the device and generator checks, ``install`` of the C++ kernels (which
-shadow the Python ones from then on; the Python library stays registered underneath, so
-nothing being dispatched is freed), the dtype probes, and the status line; the call itself
-then goes to the compiled kernel. A call inside a capture keeps the interim route and
+call starts the shared build on a daemon thread and takes that route at once; that thread
+also runs the generator check and the dtype probes (``checks.verdicts``: explicit device,
+private stream). Once the build is done, the next call made outside graph capture does the
+swap on its own thread, before the op runs, with no device work: the device comparison,
+the probes' verdicts read, ``install`` of the C++ kernels that passed (which shadow the
+Python ones from then on; the Python library stays registered underneath, so nothing being
+dispatched is freed), and the status line; the call itself then goes to the compiled
+kernel. A call inside a capture keeps the interim route and
 leaves the swap to the next call outside it. An op whose check fails stands aside (its
 kernel dropped: torch_musa's answers again, or the unit's Python fallback); a failed build
 does the same for every op, after one warning from the build thread.
@@ -78,6 +80,8 @@ class CompiledOverrides:
         def kernel(keyset, *args, **kwargs):
             if self._pending:
                 if not build.done:
+                    if not build.started and not shared.DEVICE:
+                        shared.DEVICE.append(args[0].device)   # where the probes run
                     build.start()              # cheap once started
                 elif not self._tracing(args[0]) and self._settle(args[0].device) \
                         and op in self.installed:
@@ -109,30 +113,24 @@ class CompiledOverrides:
                     self._give_back(self.ops)
                 else:
                     try:
-                        self._swap(build.result, device)
+                        self._swap(build.result.module, build.result.problems, device)
                     except Exception as exc:  # never the user's call: the fallbacks stay
                         self._stand_aside_all("swapping in failed: %s: %s"
                                               % (type(exc).__name__, exc))
                 self._pending = False
         return bool(self.installed)
 
-    def _swap(self, module, device):
+    def _swap(self, module, problems, device):
+        """Install the kernels the build thread's probes passed (``problems``: op -> None or
+        why not); nothing here touches the device."""
         problem = checks.device_problem(self.torch, device)
-        if problem is not None:
-            for op in self.ops:
-                self.stood_aside[op] = problem
-        elif "multinomial" in self.ops:
-            problem = checks.generator_problem(self.torch, device)
-            if problem is not None:
-                self.stood_aside["multinomial"] = problem
+        for op in self.ops:
+            why = problem or problems.get(op, "not probed (the build's probes ran before "
+                                                  "this op was enabled)")
+            if why is not None:
+                self.stood_aside[op] = why
         wanted = [op for op in self.ops if op not in self.stood_aside]
         installed = list(module.install(wanted, shared.debug_enabled())) if wanted else []
-        for op in list(installed):
-            problem = checks.probe_problem(self.torch, op, device)
-            if problem is not None:
-                module.uninstall([op])
-                installed.remove(op)
-                self.stood_aside[op] = problem
         self.module, self.installed = module, tuple(installed)
         self._give_back([op for op in self.ops if op not in self.installed])
 

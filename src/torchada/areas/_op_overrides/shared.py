@@ -1,5 +1,6 @@
-"""The one extension both units use, built once per process on a background thread, and the
-one warning a failed build gives (naming every unit's fallback)."""
+"""The one extension both units use, prepared once per process on a background thread (the
+compile itself in a detached builder that outlives the process; the probes of the ops on
+that thread), and the one warning a failed build gives (naming every unit's fallback)."""
 import logging
 import os
 import threading
@@ -13,6 +14,7 @@ WHAT = "the compiled operator overrides"
 
 logger = logging.getLogger("torchada")
 UNITS = []   # the CompiledOverrides installed in this process (their fallbacks, for the warning)
+DEVICE = []  # the device of the first call that started the build (where the probes run)
 _BUILD = []
 _LOCK = threading.Lock()
 
@@ -29,10 +31,53 @@ def sources():
             [os.path.join(CSRC, "kernels.h"), os.path.join(CSRC, "sampling.h")])
 
 
-def build_extension():
-    """Build (or load from the cache) and return the extension; raises NativeUnavailable."""
+def build_extension(force=False, detach="op_overrides"):
+    """Build (or load from the cache) and return the extension; raises NativeUnavailable.
+    The compile runs in the detached builder (``_kit.detached``); a failed build is not
+    retried with the same key until ``force`` (``torchada build``)."""
     srcs, headers = sources()
-    return native.build("torchada_op_overrides", srcs, WHAT, headers=headers)
+    return native.build("torchada_op_overrides", srcs, WHAT, headers=headers,
+                        detach=None if force else detach, remember_failure=True, force=force)
+
+
+def build_in_builder():
+    """The detached builder's work (``python -m torchada.areas._kit.detached op_overrides``):
+    compile here, under the build lock; what it did."""
+    import torch
+
+    try:
+        import torch_musa  # noqa: F401  (the build's key and sources depend on it)
+    except ImportError:
+        pass
+    if not hasattr(torch, "musa"):
+        raise native.NativeUnavailable("the builder found no musa device module (torch_musa "
+                                       "did not load)")
+    before = set(native.COMPILED)
+    build_extension(detach=None)
+    return "built" if set(native.COMPILED) - before else "already built"
+
+
+class Ready:
+    """A finished build: the extension and what each op's probe found (``checks.verdicts``:
+    op -> None or why the op stands aside), worked out on the build thread."""
+
+    def __init__(self, module, problems):
+        self.module = module
+        self.problems = problems
+
+
+def _prepare():
+    """The background thread's work: the extension (waiting for its detached builder when
+    the cache is cold), then the probes of every op the installed units asked for, here, on
+    an explicit device and a private stream: never inside a user's call."""
+    import torch
+
+    from torchada.areas._op_overrides import checks
+
+    module = build_extension()
+    ops = sorted({op for unit in list(UNITS) for op in unit.ops})
+    device = DEVICE[0] if DEVICE else None
+    return Ready(module, checks.verdicts(torch, module, ops, device))
 
 
 def _warn_if_failed(build):
@@ -52,7 +97,7 @@ def background():
     if not _BUILD:
         with _LOCK:
             if not _BUILD:
-                _BUILD.append(_background.Background(WHAT, build_extension,
+                _BUILD.append(_background.Background(WHAT, _prepare,
                                                      on_done=_warn_if_failed))
     return _BUILD[0]
 

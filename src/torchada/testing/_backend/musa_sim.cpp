@@ -50,6 +50,7 @@
 #include <ATen/ops/log.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/ops/kaiser_window.h>
+#include <ATen/core/VariableHooksInterface.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/mm.h>
@@ -1469,6 +1470,33 @@ int64_t graph_exec_count() {
   return int64_t(g_execs.size());
 }
 
+// torch_musa's autograd fallback (v2.7.1 torch_musa/csrc/core/VariableFallbackKernel_musa.cpp:
+// 10-30): the AutogradPrivateUse1 backend fallback is torch's
+// basic_autograd_not_implemented_fallback (through VariableHooksInterface), the same one
+// torch registers for AutogradCPU / AutogradCUDA.  Stock torch 2.7.1 registers none for
+// AutogradPrivateUse1 (later stock torch does), so the simulator installs this one where
+// none is registered (_sim/autograd_fallback.py).  Its observable behaviour is torch's:
+// torch.autograd.graph's fallback mode, "warn" by default.
+void autograd_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
+  if (!at::impl::HasVariableHooks()) {
+    op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+    return;
+  }
+  at::impl::GetVariableHooks()->basic_autograd_not_implemented_fallback(op, keys, stack);
+}
+
+std::unique_ptr<torch::Library> g_autograd_fallback_lib;
+
+bool install_autograd_fallback() {
+  if (c10::Dispatcher::singleton().hasBackendFallbackForDispatchKey(c10::DispatchKey::AutogradPrivateUse1))
+    return false;
+  g_autograd_fallback_lib = std::make_unique<torch::Library>(
+      torch::Library::IMPL, "_", std::optional<c10::DispatchKey>(c10::DispatchKey::AutogradPrivateUse1),
+      __FILE__, __LINE__);
+  g_autograd_fallback_lib->fallback(torch::CppFunction::makeFromBoxedFunction<&autograd_fallback>());
+  return true;
+}
+
 TORCH_LIBRARY(musa_sim, m) {
   m.def("graph_exec_instantiate(int cap, int cost_ns) -> int", graph_exec_instantiate);
   m.def("graph_exec_destroy(int handle) -> ()", graph_exec_destroy);
@@ -1494,6 +1522,7 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("cpu_view(Tensor self) -> Tensor");
   m.def("set_op_table(str[] registered, str[] known) -> ()", set_op_table);
   m.def("op_table_allows(str name) -> bool", op_table_allows);
+  m.def("install_autograd_fallback() -> bool", install_autograd_fallback);
 }
 
 // A CPU tensor over a musa tensor's bytes (the mccl backend hands these to gloo).

@@ -1,25 +1,21 @@
-"""An autograd backend fallback for PrivateUse1 on torch releases that lack one.
+"""torch_musa's autograd backend fallback for PrivateUse1, on torch releases that lack one.
 
-Stock torch 2.13 registers a backend fallback for AutogradPrivateUse1 (as for AutogradCUDA);
-the stock torch 2.7.1 wheel does not (``torch._C._dispatch_has_backend_fallback(
-DispatchKey.AutogradPrivateUse1)`` is False there, True for AutogradCUDA), so an operator
-with only a PrivateUse1 kernel and no autograd formula cannot run on a musa tensor.
-torch_musa 2.7.1 runs on Moore Threads' patched torch 2.7.1 and custom operators with
-PrivateUse1 kernels do run on it (vLLM-MUSA and SGLang-MUSA register theirs that way), so
-the patched torch or torch_musa must provide this fallback. Which one, and whether it is a
-fallthrough or torch's "autograd not implemented" fallback, is unknown (the torch_musa
-source could not be read here; see docs/simulator.md). Modelled as a fallthrough: outputs
-of such operators do not require grad, and no backward is recorded.
+torch_musa v2.7.1 registers it itself (torch_musa/csrc/core/VariableFallbackKernel_musa.cpp:
+29, ``TORCH_LIBRARY_IMPL(_, AutogradPrivateUse1, m)``): torch's
+``basic_autograd_not_implemented_fallback``, the fallback torch registers for AutogradCPU /
+AutogradCUDA. Stock torch 2.7.1 registers none for AutogradPrivateUse1 (later stock torch
+registers the same one), so the simulator installs torch_musa's from its C++ backend
+(``musa_sim.cpp``, ``install_autograd_fallback``). Observable behaviour, torch's: under the
+default fallback mode ("warn", ``torch._C._get_autograd_fallback_mode()``) an operator with
+no autograd formula still runs on inputs that require grad, its outputs require grad, and
+backward through it warns that no autograd kernel was registered; mode "nothing" leaves the
+outputs without a grad_fn.
 """
 import torch
 
-_libs = []
-
 
 def install():
-    key = torch._C.DispatchKey.AutogradPrivateUse1
-    if torch._C._dispatch_has_backend_fallback(key):
-        return  # this torch has one (torch >= 2.8 stock builds)
-    lib = torch.library.Library("_", "IMPL")
-    lib.fallback(torch.library.fallthrough_kernel, "AutogradPrivateUse1")
-    _libs.append(lib)
+    """Install torch_musa's fallback where this torch has none; returns whether it did."""
+    if torch._C._dispatch_has_backend_fallback(torch._C.DispatchKey.AutogradPrivateUse1):
+        return False  # this torch registers torch's own (torch >= 2.8 stock builds)
+    return bool(torch.ops.musa_sim.install_autograd_fallback())
