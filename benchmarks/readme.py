@@ -104,6 +104,15 @@ BENCHMARKS = [
           "op on CPU tensors, and the covered ops under verify's dispatch mode (what "
           "TORCHADA_VERIFY=1 costs; off it installs nothing). ns per 5-op step, medians.",
           ["covered.*", "missing.*", "verify.*"]),
+    Bench("cpu_fallback_startup", "cpu_fallback_startup.py",
+          "benchmarks/cpu_fallback_startup.py --before 28bf805 [--runs 9]",
+          "The cpu_fallback area's own activation time on the simulated device (its time in "
+          "`torchada.status()`, in the child): before = the working tree with the area's files "
+          "at the given revision (an uncached scan of the CPU / composite registrations, a "
+          "CpuKernel made per missing operator), after = its scan cached per torch / torch_musa "
+          "build and kernels made at their first call; children alternate, medians in ms "
+          "(after_cold: the cached scan deleted first).",
+          ["before", "after", "after_cold", "paired_saving_ms", "ratio"]),
     Bench("cold_first_call", "cold_first_call.py",
           "benchmarks/cold_first_call.py [--processes 7]",
           "The first multinomial / log / isfinite call on musa tensors in a fresh process, "

@@ -31,11 +31,22 @@ def _overload(torch, name):
     return getattr(getattr(torch.ops.aten, base), overload or "default")
 
 
-def _kernel_function(cpu_kernel):
-    def cpu_fallback_kernel(*args, **kwargs):
-        return cpu_kernel(*args, **kwargs)
+def _kernel_function(name, make_kernel):
+    """The PrivateUse1 kernel for `name`: the CpuKernel is made at the first call (making all
+    of them at activation cost ~4 ms for operators a program rarely calls)."""
+    made = []
 
-    cpu_fallback_kernel.__qualname__ = "cpu_fallback[%s]" % cpu_kernel.name
+    def cpu_fallback_kernel(*args, **kwargs):
+        if not made:
+            try:
+                made.append(make_kernel())
+            except Exception as exc:  # noqa: BLE001 - this torch cannot describe the op
+                raise NotImplementedError(
+                    "torchada cpu_fallback: %s could not be run on the CPU (%s: %s); "
+                    "TORCHADA_CPU_FALLBACK=0 leaves it to torch_musa" % (name, type(exc).__name__, exc)) from exc
+        return made[0](*args, **kwargs)
+
+    cpu_fallback_kernel.__qualname__ = "cpu_fallback[%s]" % name
     return cpu_fallback_kernel
 
 
@@ -67,12 +78,13 @@ def apply(ctx):
     device_type = torch._C._get_privateuse1_backend_name()
     installed, refused = [], []
     for name in sorted(set(missing) | set(forced)):
+        why = ("is run on the CPU by TORCHADA_CPU_FALLBACK_OPS" if name in forced else
+               "has no kernel in %s" % ctx.musa_label)
+
+        def make(name=name, why=why):
+            return kernel.CpuKernel(torch, _overload(torch, name), record, device_type, why)
         try:
-            op = _overload(torch, name)
-            why = ("is run on the CPU by TORCHADA_CPU_FALLBACK_OPS" if name in forced else
-                   "has no kernel in %s" % ctx.musa_label)
-            cpu = kernel.CpuKernel(torch, op, record, device_type, why)
-            _kit.kernels.register(library, name.split("::", 1)[1], _kernel_function(cpu))
+            _kit.kernels.register(library, name.split("::", 1)[1], _kernel_function(name, make))
             installed.append(name)
         except Exception as exc:  # an overload this torch cannot take a Python kernel for
             refused.append("%s (%s)" % (name, type(exc).__name__))

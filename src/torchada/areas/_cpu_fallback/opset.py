@@ -12,7 +12,17 @@ registers its kernels from C++, so which of those it has comes from one of:
 3. a backend fallback and no table: nothing is known to be missing.
 
 Names are the dispatcher's: ``aten::name.overload``, ``aten::name`` for the default overload.
+
+The scan of the CPU and composite registrations (``needs_device_kernel``, ~2.5 ms) depends
+only on the torch build and what torch_musa registered at import, so its answer is kept in
+the user cache (``cpu_fallback/<key>.json``) keyed by both builds' identities (``_build_key``);
+any doubt about the file (missing, unreadable, another key) rescans. The PrivateUse1
+registrations are read live every time (0.2 ms): they are what changes between processes.
 """
+import hashlib
+import json
+import os
+import sys
 
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd",
                   "CompositeExplicitAutogradNonFunctional")
@@ -47,7 +57,62 @@ def _registrations(torch, key):
 
 
 def needs_device_kernel(torch):
-    """aten overloads with a CPU kernel and no composite one."""
+    """aten overloads with a CPU kernel and no composite one (cached per build)."""
+    path = _cache_path(torch)
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return set(json.load(fh)["needs_device_kernel"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    needed = _scan_needs_device_kernel(torch)
+    if path is not None:
+        try:
+            from torchada._core import files
+
+            files.write_atomic(path, json.dumps({"needs_device_kernel": sorted(needed)}).encode(),
+                               sync=False)
+        except OSError:
+            pass  # an unwritable cache costs a scan per process
+    return needed
+
+
+def _file_identity(path):
+    try:
+        st = os.stat(path)
+    except (OSError, TypeError):
+        return None
+    return [path, st.st_size, st.st_mtime_ns]
+
+
+def _build_key(torch):
+    """What the CPU / composite registrations at activation depend on: torch's build (version,
+    commit, its C++ libraries' files) and torch_musa's (version, package and extension files)."""
+    torch_dir = os.path.dirname(torch.__file__)
+    musa = sys.modules.get("torch_musa")
+    musa_c = sys.modules.get("torch_musa._MUSAC")
+    parts = [
+        2,  # the format of this key and of the cached file
+        torch.__version__, getattr(torch.version, "git_version", None),
+        _file_identity(getattr(torch._C, "__file__", None)),
+        _file_identity(os.path.join(torch_dir, "lib", "libtorch_cpu.so")),
+        getattr(musa, "__version__", None), _file_identity(getattr(musa, "__file__", None)),
+        _file_identity(getattr(musa_c, "__file__", None)),
+    ]
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:32]
+
+
+def _cache_path(torch):
+    try:
+        from torchada._core import native_cache
+
+        return os.path.join(native_cache.trusted_dir("cpu_fallback"),
+                            "needs_device_kernel-%s.json" % _build_key(torch))
+    except Exception:  # noqa: BLE001 - no trusted cache folder: scan every time
+        return None
+
+
+def _scan_needs_device_kernel(torch):
     composite = set()
     for key in COMPOSITE_KEYS:
         composite |= _registrations(torch, key)
