@@ -123,6 +123,18 @@ BENCHMARKS = [
           "Goal: cold within 1 ms of warm (before the background build, a cold first call "
           "waited for the compiler: about 26 s on the machine of issue 16).",
           ["*.cold_ms", "*.warm_ms", "*.off_ms", "*.cold_minus_warm_ms"]),
+    Bench("short_processes_build", "short_processes_build.py",
+          "benchmarks/short_processes_build.py [--processes 20]",
+          "Twenty short processes in a row on a cold private cache (simulator, torch_musa "
+          "2.11.0.post1), each calling torch.log once on a cuda tensor and exiting: how many "
+          "detached builders started and compiled, compilers seen working in the cache "
+          "without a live builder owning them (checked after each process and until the build "
+          "ends), `.build-*` folders left, whether the library checks out. Goal: one build, "
+          "no orphan, no folder left (before issue 22 part 1 a stream of short processes never "
+          "finished the build and left compilers of three generations running).",
+          ["builders_started", "builds_compiled", "builds_failed", "build_s",
+           "library_ok", "orphan_compilers_seen", "build_folders_left", "processes",
+           "process_wall_s_median"]),
     Bench("lint_throughput", "lint_throughput.py",
           "benchmarks/lint_throughput.py [--runs 5] [--package NAME==VERSION ...]",
           "`torchada lint` over real projects' Python sources.",
