@@ -129,24 +129,11 @@ def _failed(exc: BaseException, folder: str) -> RuntimeError:
         f"(must be writable and your own; set {CACHE_SETTING} to use another).")
 
 
-def build(target_dir: str | None = None, verbose: bool = False) -> str:
-    """Compile the backend into ``target_dir`` (default: the cache dir, checked) and place it
-    there with its digest; return the .so path."""
-    target_dir = target_dir or trusted_cache_dir(os.path.basename(cache_dir()))
-    native_cache.files.make_dirs(target_dir)
-    work = tempfile.mkdtemp(prefix=native_cache.work_prefix(), dir=target_dir)
-    final = os.path.join(target_dir, LIB_NAME + ".so")
-    try:
-        native_cache.place(_build_into(work, verbose), final)
-    except Exception as exc:
-        raise _failed(exc, target_dir) from exc
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return final
-
-
 def cached_library() -> str:
-    """The verified cached library, built into place when missing or bad."""
+    """The verified cached library, built into place when missing or bad: the backend's one
+    build path (``native_cache.fetch``: the build lock, a private work folder, the digest),
+    used by the simulator's start, `torchada build --simulate` and the cold-build benchmark.
+    Only a refused cache builds elsewhere (``private_build``, for this process alone)."""
     directory = trusted_cache_dir(os.path.basename(cache_dir()))
     try:
         return native_cache.fetch(directory, LIB_NAME + ".so", _build_into,
