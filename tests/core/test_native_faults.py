@@ -151,7 +151,8 @@ def compiler_wrapper(tmp_path):
     """A C++ compiler that is the real one, except on request: NOSPACE=1 makes the link
     step fail as a full disk does (the output cut to 4000 bytes, "No space left on
     device"); KILL_BUILD=1 cuts the output the same way and then SIGKILLs the Python
-    process that runs the build (the first python above it)."""
+    process that runs the build (the first python above it that is not the compiler's own
+    child interpreter, native._compile)."""
     real = shutil.which("c++")
     wrapper = tmp_path / "bin" / "c++"
     wrapper.parent.mkdir()
@@ -166,7 +167,10 @@ def compiler_wrapper(tmp_path):
         if [ "$KILL_BUILD" = 1 ]; then
             pid=$PPID
             while [ "$pid" -gt 1 ]; do
-                case "$(cat /proc/$pid/comm)" in python*) kill -9 "$pid"; sleep 5; exit 1 ;; esac
+                # the compiler's own child interpreter (-X torchada=off) is passed over
+                case "$(cat /proc/$pid/comm)" in python*)
+                    tr '\\0' ' ' < /proc/$pid/cmdline | grep -q 'torchada=off' ||
+                        { kill -9 "$pid"; sleep 5; exit 1; } ;; esac
                 pid=$(cut -d' ' -f4 /proc/$pid/stat)
             done
         fi
