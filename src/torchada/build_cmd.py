@@ -155,8 +155,7 @@ def _graph_exec(platform_musa):
     if install.active() is None:
         piece.outcome = _why_not(("graphs.exec_rotation", "exec_rotation:"), True)
         return piece
-    load_module = getattr(graph_native, "load_module", None)
-    _timed(piece, load_module or graph_native.load)
+    _timed(piece, lambda: graph_native.load_module(force=True))  # retries a failed build
     return piece
 
 

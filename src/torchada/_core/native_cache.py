@@ -517,9 +517,11 @@ def failure(final: str) -> str | None:
 
 
 def _failed_before(what: str, final: str, why: str) -> BuildFailed:
-    return BuildFailed("%s failed to build before with these sources, compilers and versions "
-                       "(%s); it is not retried until one of them changes or `torchada build` "
-                       "runs: %s" % (what, final + FAILED_SUFFIX, why))
+    failed = BuildFailed("%s failed to build before with these sources, compilers and "
+                         "versions (%s); it is not retried until one of them changes or "
+                         "`torchada build` runs: %s" % (what, final + FAILED_SUFFIX, why))
+    failed.why = why
+    return failed
 
 
 def _remember_failure(final: str, exc: BaseException) -> None:

@@ -20,14 +20,32 @@ _module = []
 _lock = threading.Lock()
 
 
-def load_module():
-    """The built extension (once per process). Raises NativeUnavailable with the reason."""
+def load_module(force=False, detach="graph_exec"):
+    """The built extension (once per process). Raises NativeUnavailable with the reason.
+    A cold cache is compiled by the detached builder (``_kit.detached``), which outlives
+    this process; a failed build is not retried with the same key until ``force``
+    (``torchada build``)."""
     with _lock:
         if not _module:
             source = "graph_exec_sim.cpp" if native.simulated() else "graph_exec_musa.cpp"
             _module.append(native.build("torchada_graph_exec", [os.path.join(CSRC, source)],
-                                        "the graph executable extension"))
+                                        "the graph executable extension",
+                                        detach=None if force else detach,
+                                        remember_failure=True, force=force))
         return _module[0]
+
+
+def build_in_builder():
+    """The detached builder's work: compile here, under the build lock."""
+    import torch  # noqa: F401
+
+    try:
+        import torch_musa  # noqa: F401  (the build's key and sources depend on it)
+    except ImportError:
+        pass
+    before = set(native.COMPILED)
+    load_module(detach=None)
+    return "built" if set(native.COMPILED) - before else "already built"
 
 
 def load():

@@ -30,7 +30,8 @@ NOTE_NAME = "builder"     # "<pid> <host tag> <start time>" of the last builder 
 STARTING_S = 120          # a builder holds the lock within this long after it starts
 POLL_S = 0.2
 # piece name -> "module:function" building it in the builder (in this process, no detach)
-PIECES = {"op_overrides": "torchada.areas._op_overrides.shared:build_in_builder"}
+PIECES = {"op_overrides": "torchada.areas._op_overrides.shared:build_in_builder",
+          "graph_exec": "torchada.areas._graph_exec.native:build_in_builder"}
 _STARTED = []             # this process's builders (kept: Popen warns when collected running)
 
 
@@ -87,18 +88,21 @@ def spawn(piece, directory):
 
 def await_build(piece, directory, final, lock, timeout):
     """Return once ``final`` checks out or a failure marker names why not, starting the
-    builder when no build is live. Raises RuntimeError when the builder this process started
-    ends with neither (its log names why), or after ``timeout`` seconds."""
+    builder when no build is live: whether a build ran meanwhile (False: it was there at
+    once). Raises RuntimeError when the builder this process started ends with neither (its
+    log names why), or after ``timeout`` seconds."""
     from torchada._core import files, native_cache
 
     deadline = time.monotonic() + timeout
     mine = None
+    waited = False
     while True:
         if native_cache.check(final) is None or native_cache.failure(final) is not None:
-            return
+            return waited
+        waited = True
         if mine is not None and mine.poll() is not None:
             if native_cache.check(final) is None or native_cache.failure(final) is not None:
-                return
+                return waited
             raise RuntimeError("its builder exited with status %d without a library (%s says "
                                "why)" % (mine.returncode, os.path.join(directory, LOG_NAME)))
         if mine is None:

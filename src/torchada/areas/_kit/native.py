@@ -137,6 +137,7 @@ def build(prefix, sources, what, headers=(), name=None, musa=True, detach=None,
 
     on_musa = musa and not simulated()
     device = any(s.endswith(".mu") for s in sources)
+    waited = False   # whether a build ran (in the detached builder) while this call waited
     try:
         # torch_musa's loader for every MUSA build, with the flags musa_flags explains.
         extra = musa_flags.loader_kwargs(torch, device) if on_musa else {}
@@ -158,8 +159,9 @@ def build(prefix, sources, what, headers=(), name=None, musa=True, detach=None,
             if detach is not None and not force:
                 from torchada.areas._kit import detached
 
-                detached.await_build(detach, directory, os.path.join(directory, name + ".so"),
-                                     lock, LOCK_TIMEOUT_S)
+                waited = detached.await_build(detach, directory,
+                                              os.path.join(directory, name + ".so"), lock,
+                                              LOCK_TIMEOUT_S)
             library = native_cache.fetch(directory, name + ".so", build_into, what,
                                          lock=lock, timeout=LOCK_TIMEOUT_S,
                                          remember_failure=remember_failure, force=force)
@@ -170,6 +172,9 @@ def build(prefix, sources, what, headers=(), name=None, musa=True, detach=None,
     except files.LockTimeout as exc:
         raise NativeUnavailable("%s did not build: %s" % (what, exc)) from exc
     except native_cache.BuildFailed as exc:  # the marker's reason, and how to retry
+        if waited:  # the build this process waited for is the one that failed
+            raise NativeUnavailable("%s did not build: %s (not retried with this key until "
+                                    "`torchada build` runs)" % (what, exc.why)) from exc
         raise NativeUnavailable(str(exc)) from exc
     except native_cache.BadLibrary as exc:
         raise NativeUnavailable("%s is not loaded: %s" % (what, exc)) from exc
