@@ -5,8 +5,8 @@ before that port), with their mode and times, under ``<user cache>/port-records`
 outside the user's tree), so ``revert`` gives back the newest content the user had before
 each port, byte for byte (docs/porting.md, "Revert"). Revert writes what is there back into
 the user's tree, so the folder is held to the native cache's trust rules
-(``native_cache.trusted_dir``: a real folder of this user's that nobody else can write, in
-folders nobody else can swap) before anything in it is read or written; an existing one
+(``native_cache.trusted_dir``, torchada's one folder policy: a real folder of this user's or
+root's that nobody else can write, in folders nobody else can swap) before anything in it is read or written; an existing one
 that others can read is made 0o700 (it holds copies of the user's sources). The new file
 keeps the old one's owner, group and extended attributes (``file_meta``). A run's writes are staged (``Batch``)
 and made visible together: a crash leaves every file either old or new, with its original
