@@ -376,8 +376,9 @@ def find(parts, filename: str, root: str | None = None,
     fails the trust checks gets the process's one cache warning (the folder and the fix)
     and is passed over."""
     system = system_cache_root()
-    for base, name in ((os.path.abspath(root or cache_root()), setting),
-                       (system, SYSTEM_CACHE_SETTING)):
+    places = {os.path.abspath(root or cache_root()): setting}
+    places.setdefault(system, SYSTEM_CACHE_SETTING)  # once, when building for the system
+    for base, name in places.items():
         try:
             directory = trusted_dir(*parts, root=base, create=False, setting=name)
         except FileNotFoundError:
