@@ -105,11 +105,8 @@ def _device_name(platform):
 
 
 def format_summary(report):
-    platform = getattr(report, "platform", "?")
-    reason = getattr(report, "reason", "")
-    areas = list(getattr(report, "areas", []) or [])
-    applied = [getattr(a, "name", "?") for a in areas if getattr(a, "state", "") == "applied"]
-    failed = [getattr(a, "name", "?") for a in areas if getattr(a, "state", "") == "failed"]
+    platform, reason = report.platform, report.reason
+    applied, failed = report.by_state("applied"), report.by_state("failed")
     lines = ["", "torchada summary",
              "  platform : %s%s" % (platform, " (%s)" % reason if reason else ""),
              "  device   : %s" % _device_name(platform),

@@ -38,3 +38,49 @@ def test_one_warn_once_helper():
         isinstance(n, ast.ImportFrom) and n.module == "torchada._core.warn_once"
         for n in ast.walk(tree))]
     assert len(users) >= 5, users  # the settings, cache, lock, graphs and cudart warnings
+
+
+def _own_module_names(tree):
+    """Names a file binds to torchada's own modules (``from torchada.x import y`` where y is
+    a module, ``import torchada.x as y``, ``import torchada_boot``)."""
+    def is_module(dotted):
+        parts = dotted.split(".")
+        if parts[0] == "torchada_boot":
+            return len(parts) == 1
+        if parts[0] != "torchada":
+            return False
+        base = SRC.joinpath(*parts[1:])
+        return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names |= {a.asname or a.name for a in node.names
+                      if is_module(node.module + "." + a.name)}
+        elif isinstance(node, ast.Import):
+            names |= {a.asname for a in node.names if a.asname and is_module(a.name)}
+            names |= {a.name for a in node.names if a.name == "torchada_boot"}
+    return names
+
+
+def test_no_guards_around_torchadas_own_functions():
+    """``getattr(native_cache, "check", None)`` and the like: torchada's own modules are
+    installed together, so their functions exist; a guard only hides a renamed function."""
+    found = []
+    for path in sorted(SRC.parent.glob("torchada_boot.py")) + [p for p, _ in _sources()]:
+        tree = ast.parse(path.read_text())
+        own = _own_module_names(tree)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr") and node.args
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id in own
+                    and (node.func.id == "hasattr" or len(node.args) == 3)):
+                found.append("%s:%d" % (path.name, node.lineno))
+    assert found == []
+
+
+def test_dead_helpers_stay_gone():
+    from torchada._core import gate, settings
+
+    assert not hasattr(settings, "env_int") and not hasattr(settings, "env_flag")
+    assert "probe" not in gate.Gate.__dataclass_fields__

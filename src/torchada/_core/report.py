@@ -128,7 +128,7 @@ def _note(record):
     supplied, joined; applied only."""
     if record.state != "applied":
         return None
-    notes = [_text(n) for n in getattr(record.journal, "notes", ())]
+    notes = [_text(n) for n in record.journal.notes]
     notes = [n for n in notes if n]
     if record.provided:  # modules the finder took from the area (manifest ``provides``)
         notes.append("supplied: %s" % ", ".join(record.provided))

@@ -18,8 +18,7 @@ _BUILD = []
 
 def _load():
     """The extension's free_executable, built or loaded (raises NativeUnavailable)."""
-    load_module = getattr(native, "load_module", None)
-    return load_module().free_executable if load_module is not None else native.load()
+    return native.load()
 
 
 def build():
