@@ -98,7 +98,7 @@ def _native(out):
     except Exception as exc:
         root = None
         state["cache"] = "not checked (%s)" % _one_line(exc)
-    libraries = []
+    libraries, failed = [], []
     if root is not None:
         state["cache"] = root
         build = os.path.join(root, "build")
@@ -108,7 +108,11 @@ def _native(out):
                 if name.endswith(".so"):
                     path = os.path.join(folder, name)
                     libraries.append({"path": path, "problem": native_cache.check(path)})
+                elif name.endswith(".so.failed"):  # a build's failure marker (same key)
+                    path = os.path.join(folder, name[:-len(".failed")])
+                    failed.append({"path": path, "reason": native_cache.failure(path)})
     state["libraries"] = libraries
+    state["failed_builds"] = failed
     out["native"] = state
 
 
