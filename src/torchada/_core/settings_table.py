@@ -59,6 +59,14 @@ SETTINGS = (
             "MUSA (NVIDIA_TF32_OVERRIDE, CUDA_DEVICE_MAX_CONNECTIONS, TORCH_NCCL_* without an "
             "MCCL twin; docs/devices.md), naming its MUSA twin or saying none exists",
             Flag(True)),
+    Setting("TORCHADA_TRITON_INPLACE_ALIAS", ("fix", "off", "vendor"), "fix",
+            "MUSA's Triton 3.6: which argument pairs the launcher reports as sharing a pointer "
+            "(fix: numbered by IR argument; off: none; vendor: the fork's own numbering; "
+            "docs/triton.md)", Choice(("fix", "off", "vendor"), "fix")),
+    Setting("TORCHADA_TRITON_F32_DEFAULT", ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6"),
+            "unset", "MUSA's Triton 3.6: exported as TRITON_F32_DEFAULT (the float32 tl.dot "
+            "precision) unless that is set; checked against the backend's list (docs/triton.md)",
+            Text("a tl.dot input precision the MUSA backend accepts")),
     Setting("TORCHADA_CPP_OPS_VERBOSE", ("1", "0"), "0",
             "print the build log of torchada's own native extensions",
             Flag(False)),

@@ -113,6 +113,10 @@ AREAS = (
     Area("triton_extra", ("triton.language",), "Triton's tl.extra.cuda as the MUSA Triton "
          "namespace (stubs for what it lacks; gdc_wait / gdc_launch_dependents raise)",
          versions=(("triton", ">=3.0"),)),
+    Area("triton_musa36", ("triton",), "MUSA's Triton 3.6: in-place alias pairs numbered by "
+         "IR argument, ASTFunction.deserialize attributes on IR arguments only, "
+         "TORCHADA_TRITON_F32_DEFAULT (stands aside without the musa backend)",
+         versions=(("triton", ">=3.6,<3.7"),)),
     Area("flash_attn", ("flash_attn_interface",), "sgl_kernel.flash_attn as the MUSA "
          "flash_attn_interface provider; only_qv accepted by legacy FA3 entry points; "
          "_flash_attn_forward adapter", provides=("sgl_kernel", "sgl_kernel.flash_attn")),
