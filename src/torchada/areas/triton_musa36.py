@@ -24,7 +24,7 @@ computing on MUSA's Triton 3.6 as on NVIDIA's:
 Gate: triton 3.6.x (the manifest) with a ``musa`` backend registered (checked here: an
 NVIDIA Triton 3.6 is left alone). Each fix checks the shape it repairs first and stands aside,
 with a status line, where the fork differs. Not built: the fp32 ``tl.exp`` fast path
-(``TORCHADA_TRITON_FAST_EXP`` upstream): it changes generated code, and without MUSA's Triton
+(upstream torchada's fast-exp switch): it changes generated code, and without MUSA's Triton
 there is nothing here to compile it against.
 
 torch_musa APIs relied on: none (MUSA's Triton: ``triton.backends.backends["musa"]``,
