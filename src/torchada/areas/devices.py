@@ -12,7 +12,7 @@ window functions, sparse constructors, the whole ``*_like`` family) and of ``Ten
 callable), ``torch.jit.script`` of code that builds a cuda device, ``Tensor.is_cuda`` (True for
 MUSA tensors), and ``torch.cuda.is_available()`` behind ``TORCHADA_FORCE_CUDA_AVAILABLE``.
 
-``torch.device`` stays the real C type: its ``tp_new`` slot is replaced (see ``_typeslots``) by a
+``torch.device`` stays the real C type: its ``tp_new`` slot is replaced (see ``_devices/type_slots``) by a
 Python ``__new__`` that looks the arguments up in a dict of ready-made device objects. Where
 the interpreter's type layout cannot be verified, the fallback leaves ``torch.device`` alone
 (``torch.device("cuda")`` then has type "cuda") and every wrapper also maps cuda device
@@ -30,6 +30,7 @@ import logging
 from torchada.areas import _kit
 
 logger = logging.getLogger("torchada")
+FORCE_AVAILABLE_VAR = "TORCHADA_FORCE_CUDA_AVAILABLE"
 
 
 def _is_available(ctx):
@@ -37,8 +38,6 @@ def _is_available(ctx):
     torch.musa.is_available. Pinned rather than left to torch's own function, whose answer
     follows torch.cuda._is_compiled() and torch._C._cuda_getDeviceCount(), which the
     cuda_private area makes answer for MUSA."""
-    from torchada.areas._devmap import force_cuda_available
-
     if force_cuda_available(warn=lambda msg: logger.warning("torchada: %s", msg)):
         return ctx.musa.is_available
 
@@ -47,6 +46,19 @@ def _is_available(ctx):
         return False
 
     return is_available
+
+
+def force_cuda_available(environ=None, warn=None):
+    """TORCHADA_FORCE_CUDA_AVAILABLE through the settings table: True, False; a bad value
+    gets one warning (through ``warn(message)`` when given), then False."""
+    from torchada._core.settings import read
+
+    def bad(name, raw, accepted, default):
+        if warn is not None:
+            warn("%s=%r is not valid (valid: %s); using the default 0 (torch.cuda.is_available() "
+                 "stays False on MUSA)" % (name, raw, accepted))
+
+    return read(FORCE_AVAILABLE_VAR, environ, warn=bad)
 
 
 EMULATIONS = {"is_available": _is_available}
@@ -58,7 +70,8 @@ def apply(ctx):
     from torchada.areas._devices import (factories, mapping, methods, route, script,
                                          serialization, type_slots)
 
-    dmap, types, problem = mapping.device_map(ctx.torch)
+    problem = type_slots.layout_problems(ctx.torch)
+    dmap, types = mapping.device_map(ctx.torch, problem)
     mode = type_slots.install(ctx, dmap, types, problem)
     fast, calls = route.choose(ctx)
     ctx.note("torch.device: %s; calls: %s" % (mode, calls))

@@ -106,7 +106,7 @@ def test_factories_under_graph_capture():
 def test_fallback_when_type_layout_unverified():
     code = textwrap.dedent("""
         import json
-        import torchada.areas._typeslots as slots
+        import torchada.areas._devices.type_slots as slots
         slots.layout_problem = lambda cls: "forced by test"
         import torch
         import torchada

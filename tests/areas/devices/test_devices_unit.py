@@ -1,7 +1,8 @@
 """Pure helpers of the devices / env_mirror / accelerator areas (no torch_musa needed)."""
 import pytest
 
-from torchada.areas import _devmap, env_mirror
+from torchada.areas import devices, env_mirror
+from torchada.areas._devices import mapping, names
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -10,18 +11,18 @@ from torchada.areas import _devmap, env_mirror
     (" cuda", None), ("cuda:1:2", None), ("musa", None), (3, None), (None, None),
 ])
 def test_musa_name(text, expected):
-    assert _devmap.musa_name(text) == expected
+    assert names.musa_name(text) == expected
 
 
 def test_cuda_words():
-    assert _devmap.cuda_words("MUSA error: invalid device ordinal on musa:3") == \
+    assert names.cuda_words("MUSA error: invalid device ordinal on musa:3") == \
         "CUDA error: invalid device ordinal on cuda:3"
-    assert _devmap.cuda_words("at torch_musa/csrc/musa_sim.cpp: Sparsemusa") == \
+    assert names.cuda_words("at torch_musa/csrc/musa_sim.cpp: Sparsemusa") == \
         "at torch_musa/csrc/musa_sim.cpp: Sparsemusa"
-    assert _devmap.cuda_words("torch.musa.device_count() is 2") == "torch.cuda.device_count() is 2"
-    err = _devmap.as_cuda_error(RuntimeError("MUSA out of memory"))
+    assert names.cuda_words("torch.musa.device_count() is 2") == "torch.cuda.device_count() is 2"
+    err = names.as_cuda_error(RuntimeError("MUSA out of memory"))
     assert type(err) is RuntimeError and str(err) == "CUDA out of memory"
-    assert _devmap.as_cuda_error(RuntimeError("nothing to change")) is None
+    assert names.as_cuda_error(RuntimeError("nothing to change")) is None
 
 
 def test_device_map_caches_only_listed_types():
@@ -31,7 +32,7 @@ def test_device_map_caches_only_listed_types():
         calls.append(key)
         return "M" if key == "cuda" else key
 
-    m = _devmap.DeviceMap(build, (str,))
+    m = mapping.DeviceMap(build, (str,))
     assert m["cuda"] == "M" and m["cuda"] == "M" and m["cpu"] == "cpu"
     assert calls == ["cuda", "cpu"]
     assert m[5] == 5 and m[5] == 5 and calls[-2:] == [5, 5]  # ints not remembered
@@ -39,8 +40,8 @@ def test_device_map_caches_only_listed_types():
 
 
 def test_device_map_is_bounded(monkeypatch):
-    monkeypatch.setattr(_devmap, "CACHE_LIMIT", 3)
-    m = _devmap.DeviceMap(lambda k: k)
+    monkeypatch.setattr(mapping, "CACHE_LIMIT", 3)
+    m = mapping.DeviceMap(lambda k: k)
     for i in range(10):
         m["s%d" % i]
     assert len(m) == 3
@@ -52,11 +53,11 @@ def test_device_map_is_bounded(monkeypatch):
 ])
 def test_force_cuda_available_parse(raw, expected, warns):
     seen = []
-    environ = {} if raw is None else {_devmap.FORCE_AVAILABLE_VAR: raw}
-    assert _devmap.force_cuda_available(environ, seen.append) is expected
+    environ = {} if raw is None else {devices.FORCE_AVAILABLE_VAR: raw}
+    assert devices.force_cuda_available(environ, seen.append) is expected
     assert bool(seen) is warns
     if warns:
-        assert _devmap.FORCE_AVAILABLE_VAR in seen[0] and "is not valid (valid: 1 or 0" in seen[0]
+        assert devices.FORCE_AVAILABLE_VAR in seen[0] and "is not valid (valid: 1 or 0" in seen[0]
 
 
 def test_env_plan_rules():

@@ -1,5 +1,6 @@
 """The pieces of the devices area (torchada/areas/devices.py), one mechanism a module:
 
+``names``        the device-name rule: cuda[:N] -> musa[:N], torch_musa messages in CUDA words
 ``mapping``      the device map: CUDA spellings -> musa device objects, built once each
 ``type_slots``   torch.device / torch.Generator constructors through their C type's slot
 ``route``        the C prefilter in front of the Python wrappers, or the wrappers alone

@@ -1,14 +1,37 @@
 """The device map every wrapper reads: a CUDA spelling (a string, and a cuda torch.device
 where the constructor slot could not be patched) -> its musa device object, built once."""
 
+CACHE_LIMIT = 4096
 
-def device_map(torch):
-    """(DeviceMap, the argument classes it maps, the type-layout problem or None)."""
-    from torchada.areas import _typeslots
-    from torchada.areas._devmap import DeviceMap, musa_name
+
+class DeviceMap(dict):
+    """Maps what users pass as a device to what to pass on: hits are one C dict lookup.
+
+    A miss calls ``build(key)``, which returns the replacement or the key itself; only keys of
+    the given types are remembered, and only up to CACHE_LIMIT of them.
+    """
+
+    __slots__ = ("build", "types")
+
+    def __init__(self, build, types=(str,)):
+        super().__init__()
+        self.build = build
+        self.types = tuple(types)
+
+    def __missing__(self, key):
+        value = self.build(key)
+        if key.__class__ in self.types and len(self) < CACHE_LIMIT:
+            self[key] = value
+        return value
+
+
+def device_map(torch, problem):
+    """(DeviceMap, the argument classes it maps). ``problem``: why the constructor slots
+    cannot be patched (``type_slots.layout_problems``), or None; then cuda torch.device
+    objects are mapped too."""
+    from torchada.areas._devices.names import musa_name
 
     T = torch.device
-    problem = _typeslots.layout_problem(T) or _typeslots.layout_problem(torch.Generator)
     types = (str,) if problem is None else (str, T)
 
     def build(key):
@@ -24,4 +47,4 @@ def device_map(torch):
             return T("musa", key.index)
         return key
 
-    return DeviceMap(build, types), types, problem
+    return DeviceMap(build, types), types

@@ -1,12 +1,9 @@
-"""Pure helpers of the devices area: CUDA device names to MUSA names, caches, error wording.
-
-Nothing here imports torch at module level.
+"""The device-name rule of the devices area: CUDA device names to MUSA names, and
+torch_musa's messages back in CUDA words. Every wrapper, the device map, the constructor
+slot and TorchScript's literals use ``musa_name``; nothing here imports torch.
 """
 
 import re
-
-CACHE_LIMIT = 4096
-FORCE_AVAILABLE_VAR = "TORCHADA_FORCE_CUDA_AVAILABLE"
 
 
 def musa_name(text):
@@ -46,37 +43,3 @@ def as_cuda_error(exc):
         return None
     clone.__traceback__ = exc.__traceback__
     return clone
-
-
-class DeviceMap(dict):
-    """Maps what users pass as a device to what to pass on: hits are one C dict lookup.
-
-    A miss calls ``build(key)``, which returns the replacement or the key itself; only keys of
-    the given types are remembered, and only up to CACHE_LIMIT of them.
-    """
-
-    __slots__ = ("build", "types")
-
-    def __init__(self, build, types=(str,)):
-        super().__init__()
-        self.build = build
-        self.types = tuple(types)
-
-    def __missing__(self, key):
-        value = self.build(key)
-        if key.__class__ in self.types and len(self) < CACHE_LIMIT:
-            self[key] = value
-        return value
-
-
-def force_cuda_available(environ=None, warn=None):
-    """TORCHADA_FORCE_CUDA_AVAILABLE through the settings table: True, False; a bad value
-    gets one warning (through ``warn(message)`` when given), then False."""
-    from torchada._core.settings import read
-
-    def bad(name, raw, accepted, default):
-        if warn is not None:
-            warn("%s=%r is not valid (valid: %s); using the default 0 (torch.cuda.is_available() "
-                 "stays False on MUSA)" % (name, raw, accepted))
-
-    return read(FORCE_AVAILABLE_VAR, environ, warn=bad)

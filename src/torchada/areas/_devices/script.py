@@ -13,7 +13,7 @@ def install_constants(ctx):
 
     import torch.jit.frontend as frontend
 
-    from torchada.areas._devmap import musa_name
+    from torchada.areas._devices.names import musa_name
 
     def musa_constant(node):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -4,7 +4,7 @@ import functools
 
 
 def _raise_cuda_words(exc):
-    from torchada.areas._devmap import as_cuda_error
+    from torchada.areas._devices.names import as_cuda_error
 
     clone = as_cuda_error(exc)
     if clone is None:
@@ -96,7 +96,7 @@ def module_to(orig, musa_type, device_cls):
     ``to`` inlined with no source for the closure, and the map (a dict subclass) would break
     the graph where torch's own ``Module.to`` does not. Not a hot path (a model moves once).
     """
-    from torchada.areas._devmap import musa_name
+    from torchada.areas._devices.names import musa_name
 
     def translate(d):
         if d.__class__ is str:
