@@ -307,9 +307,9 @@ def multinomial_checks(torch, torch_messages, host_draw=None):
 def rotation_checks(torch, graph_exec, graphs=200, cap=8, replays=2000, seed=5):
     os.environ["TORCHADA_GRAPH_EXEC_CAP"] = str(cap)
     os.environ["TORCHADA_GRAPH_AUTOPROBE"] = "0"
-    from torchada.areas._graph_exec import install, native
+    from torchada.areas._graph_exec import extension, install
 
-    native._module[:] = [graph_exec]          # the twin's primitives stand for the MUSA build
+    extension._module[:] = [graph_exec]          # the twin's primitives stand for the MUSA build
     try:  # the extension is prepared off the hot path where the rotation does that
         from torchada.areas._graph_exec import prepare
 

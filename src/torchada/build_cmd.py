@@ -150,12 +150,12 @@ def _graph_exec(platform_musa):
     if not platform_musa:
         piece.outcome = _why_not((), False)
         return piece
-    from torchada.areas._graph_exec import install, native as graph_native
+    from torchada.areas._graph_exec import extension, install
 
     if install.active() is None:
         piece.outcome = _why_not(("graphs.exec_rotation", "exec_rotation:"), True)
         return piece
-    _timed(piece, lambda: graph_native.load_module(force=True))  # retries a failed build
+    _timed(piece, lambda: extension.load_module(force=True))  # retries a failed build
     return piece
 
 

@@ -6,7 +6,7 @@ capture_end, reset and (where torch_musa binds it) reinstantiate_graph are wrapp
 run torch_musa's own. Evicted executables come back through the extension's restore.
 """
 from torchada.areas import _kit
-from torchada.areas._graph_exec import lru, native, prepare, probe, settings
+from torchada.areas._graph_exec import extension, lru, prepare, probe, settings
 
 _ACTIVE = []  # the process's Rotation, for torchada status, tests and benchmarks
 
@@ -37,7 +37,7 @@ def install(ctx):
     base_reinstantiate = getattr(cls, "reinstantiate_graph", None)
 
     def track_replays():
-        replay = _kit.wraps(base_replay)(rotation.replay_method(base_replay, native.restore))
+        replay = _kit.wraps(base_replay)(rotation.replay_method(base_replay, extension.restore))
         ctx.setattr(cls, "replay", replay)
 
     rotation = lru.Rotation(
@@ -59,7 +59,7 @@ def install(ctx):
     if base_reinstantiate is not None:
         @_kit.wraps(base_reinstantiate)
         def reinstantiate_graph(self):
-            return rotation.reinstantiate(self, base_reinstantiate, native.restore)
+            return rotation.reinstantiate(self, base_reinstantiate, extension.restore)
 
         ctx.setattr(cls, "reinstantiate_graph", reinstantiate_graph)
     _ACTIVE.append(rotation)

@@ -8,7 +8,7 @@ after it is ready evicts back under the cap, on the program's own thread. A fail
 turns rotation off with one warning (``lru.Rotation``). ``torchada build`` builds it
 ahead of time.
 """
-from torchada.areas._graph_exec import native
+from torchada.areas._graph_exec import extension
 from torchada.areas._kit import background
 from torchada.areas._kit.native import NativeUnavailable
 
@@ -18,7 +18,7 @@ _BUILD = []
 
 def _load():
     """The extension's free_executable, built or loaded (raises NativeUnavailable)."""
-    return native.load()
+    return extension.load()
 
 
 def build():

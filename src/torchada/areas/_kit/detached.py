@@ -31,7 +31,7 @@ STARTING_S = 120          # a builder holds the lock within this long after it s
 POLL_S = 0.2
 # piece name -> "module:function" building it in the builder (in this process, no detach)
 PIECES = {"op_overrides": "torchada.areas._op_overrides.shared:build_in_builder",
-          "graph_exec": "torchada.areas._graph_exec.native:build_in_builder"}
+          "graph_exec": "torchada.areas._graph_exec.extension:build_in_builder"}
 _STARTED = []             # this process's builders (kept: Popen warns when collected running)
 
 

@@ -1,4 +1,5 @@
-"""The graph-executable primitives (built by the kit's native builder).
+"""The graph executable extension: the compiled primitives that free and restore a graph's
+executable (built by the kit's native builder).
 
 torch_musa binds ``reinstantiate_graph`` but nothing that drops an executable and keeps the
 template, and its ``reinstantiate_graph`` refuses a graph without an executable (v2.7.1
