@@ -37,9 +37,9 @@ class Piece:
 
 def _from_cache(module):
     """Whether the kit's builder found ``module`` built rather than compiling it now."""
-    from torchada.areas._kit import native
+    from torchada.areas._kit import extension_builder
 
-    return module.__name__ not in native.COMPILED
+    return module.__name__ not in extension_builder.COMPILED
 
 
 def _timed(piece, build):

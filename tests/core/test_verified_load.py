@@ -80,10 +80,10 @@ def test_a_corrupted_library_is_refused_naming_it(cache, tmp_path):
             pytest.fail("a corrupted library reached the loader")
     assert str(err.value) == ("torchada: the library %s does not match its digest; it is not "
                               "loaded" % final)
-    from torchada.areas._kit import native
+    from torchada.areas._kit import extension_builder
 
     with pytest.raises(native_cache.BadLibrary, match="the library %s does not match" % final):
-        native._import_extension("lib", final)
+        extension_builder._import_extension("lib", final)
 
 
 def test_a_library_of_another_user_is_refused_at_load(cache, tmp_path):
@@ -111,20 +111,20 @@ PyMODINIT_FUNC PyInit_torchada_verified_load_test(void) {
 _BUILDER = """
 import json, os, sys
 from torchada._core import native_cache
-from torchada.areas._kit import native
+from torchada.areas._kit import extension_builder
 opened = []
 real = native_cache.opened
 def recording(path):
     opened.append(path)
     return real(path)
 native_cache.opened = recording
-module = native.build("torchada_verified_load_test", [sys.argv[1]], "the test extension",
+module = extension_builder.build("torchada_verified_load_test", [sys.argv[1]], "the test extension",
                       name="torchada_verified_load_test", musa=False)
 with open("/proc/self/maps") as f:
     maps = sorted({line.split(None, 5)[-1].strip() for line in f
                    if "torchada_verified_load_test" in line})
 print(json.dumps({"file": module.__file__, "answer": module.answer, "opened": opened,
-                  "compiled": sorted(native.COMPILED), "maps": maps}))
+                  "compiled": sorted(extension_builder.COMPILED), "maps": maps}))
 """
 
 
@@ -152,7 +152,8 @@ def test_every_loader_of_torchadas_own_libraries_goes_through_the_check():
     from pathlib import Path
 
     src = Path(SRC) / "torchada"
-    loaders = {"areas/_kit/native.py": "ExtensionFileLoader", "testing/_backend/__init__.py": "CDLL",
+    loaders = {"areas/_kit/extension_builder.py": "ExtensionFileLoader",
+               "testing/_backend/__init__.py": "CDLL",
                "testing/_simroot/torch_musa/_sim/runtime_libs.py": "CDLL"}
     for rel, call in loaders.items():
         tree = ast.parse((src / rel).read_text())

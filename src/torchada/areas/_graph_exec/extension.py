@@ -13,7 +13,7 @@ simulated driver (``csrc/graph_exec_sim.cpp``).
 import os
 import threading
 
-from torchada.areas._kit import native
+from torchada.areas._kit import extension_builder
 
 CSRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csrc")
 
@@ -28,11 +28,12 @@ def load_module(force=False, detach="graph_exec"):
     (``torchada build``)."""
     with _lock:
         if not _module:
-            source = "graph_exec_sim.cpp" if native.simulated() else "graph_exec_musa.cpp"
-            _module.append(native.build("torchada_graph_exec", [os.path.join(CSRC, source)],
-                                        "the graph executable extension",
-                                        detach=None if force else detach,
-                                        remember_failure=True, force=force))
+            simulated = extension_builder.simulated()
+            source = "graph_exec_sim.cpp" if simulated else "graph_exec_musa.cpp"
+            _module.append(extension_builder.build(
+                "torchada_graph_exec", [os.path.join(CSRC, source)],
+                "the graph executable extension", detach=None if force else detach,
+                remember_failure=True, force=force))
         return _module[0]
 
 
@@ -44,9 +45,9 @@ def build_in_builder():
         import torch_musa  # noqa: F401  (the build's key and sources depend on it)
     except ImportError:
         pass
-    before = set(native.COMPILED)
+    before = set(extension_builder.COMPILED)
     load_module(detach=None)
-    return "built" if set(native.COMPILED) - before else "already built"
+    return "built" if set(extension_builder.COMPILED) - before else "already built"
 
 
 def load():

@@ -12,7 +12,7 @@ import threading
 import time
 import weakref
 
-from torchada.areas._kit.native import NativeUnavailable  # re-exported for the graph area
+from torchada.areas._kit.extension_builder import NativeUnavailable  # re-exported for the graph area
 
 logger = logging.getLogger("torchada")
 

@@ -10,7 +10,7 @@ ahead of time.
 """
 from torchada.areas._graph_exec import extension
 from torchada.areas._kit import background
-from torchada.areas._kit.native import NativeUnavailable
+from torchada.areas._kit.extension_builder import NativeUnavailable
 
 WHAT = "the graph executable extension"
 _BUILD = []

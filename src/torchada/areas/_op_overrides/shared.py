@@ -6,7 +6,7 @@ import os
 import threading
 
 from torchada.areas._kit import background as _background
-from torchada.areas._kit import native
+from torchada.areas._kit import extension_builder
 
 DEBUG_VAR = "TORCHADA_DEBUG_CPP_OPS"
 CSRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csrc")
@@ -26,7 +26,7 @@ def debug_enabled():
 
 
 def sources():
-    body = "kernels_sim.cpp" if native.simulated() else "kernels_musa.mu"
+    body = "kernels_sim.cpp" if extension_builder.simulated() else "kernels_musa.mu"
     return ([os.path.join(CSRC, "op_overrides.cpp"), os.path.join(CSRC, body)],
             [os.path.join(CSRC, "kernels.h"), os.path.join(CSRC, "sampling.h")])
 
@@ -36,7 +36,7 @@ def build_extension(force=False, detach="op_overrides"):
     The compile runs in the detached builder (``_kit.detached``); a failed build is not
     retried with the same key until ``force`` (``torchada build``)."""
     srcs, headers = sources()
-    return native.build("torchada_op_overrides", srcs, WHAT, headers=headers,
+    return extension_builder.build("torchada_op_overrides", srcs, WHAT, headers=headers,
                         detach=None if force else detach, remember_failure=True, force=force)
 
 
@@ -50,11 +50,11 @@ def build_in_builder():
     except ImportError:
         pass
     if not hasattr(torch, "musa"):
-        raise native.NativeUnavailable("the builder found no musa device module (torch_musa "
-                                       "did not load)")
-    before = set(native.COMPILED)
+        raise extension_builder.NativeUnavailable("the builder found no musa device module "
+                                                  "(torch_musa did not load)")
+    before = set(extension_builder.COMPILED)
     build_extension(detach=None)
-    return "built" if set(native.COMPILED) - before else "already built"
+    return "built" if set(extension_builder.COMPILED) - before else "already built"
 
 
 class Ready:
