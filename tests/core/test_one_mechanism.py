@@ -84,3 +84,18 @@ def test_dead_helpers_stay_gone():
 
     assert not hasattr(settings, "env_int") and not hasattr(settings, "env_flag")
     assert "probe" not in gate.Gate.__dataclass_fields__
+
+
+def test_module_names_say_one_job():
+    """No two modules share a name that says nothing alone (three ``native.py`` were one
+    each of the cache, the builder and the graph extension), and the device-name rule and
+    the type-slot code each live in one module of the devices area."""
+    natives = sorted(_rel(p) for p in SRC.rglob("native.py") if SIMROOT not in p.parents)
+    assert natives == []
+    assert not (SRC / "areas" / "_devmap.py").exists()
+    assert not (SRC / "areas" / "_typeslots.py").exists()
+    rule = [_rel(p) for p, tree in _sources() for n in tree.body
+            if isinstance(n, ast.FunctionDef) and n.name == "musa_name"]
+    slots = [_rel(p) for p, tree in _sources() for n in tree.body
+             if isinstance(n, ast.ClassDef) and n.name == "TpNewPatch"]
+    assert rule == ["areas/_devices/names.py"] and slots == ["areas/_devices/type_slots.py"]
