@@ -42,5 +42,7 @@ def test_old_release_gets_the_cuda_entries_and_inductor_is_not_imported_at_start
 @pytest.mark.skipif(not HAS_REGISTRY, reason="torch %s has no template heuristic registry "
                     "(added in torch 2.9)" % torch.__version__)
 def test_fixed_release_is_left_alone():
+    # 2.11.0.post2 registers its own seven musa entries (torch_musa/_inductor/
+    # template_heuristics.py at e205050); the fix stands aside and they stay torch_musa's.
     out = run("2.11.0.post2")
-    assert out["musa"] == 0 and out["mm"] == "TemplateConfigHeuristics"
+    assert out["musa"] == 7 and out["mm"] == "MUSAMMTemplateConfigHeuristic"

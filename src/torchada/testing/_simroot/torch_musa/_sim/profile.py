@@ -9,7 +9,9 @@ release's recorded one and replays the release's own import-time patches:
 * torch.backends.musa is the core.musa module from 2.9.1.post1 (torch_musa/__init__.py at
   5e25af7: ``torch.backends.__setattr__("musa", sys.modules["torch_musa.core.musa"])``);
 * 2.7.1's core.lowering.apply_lowering_patch() runs at import only on the releases that
-  call it (v2.7.1 torch_musa/__init__.py; 5e25af7 neither imports nor calls it).
+  call it (v2.7.1 torch_musa/__init__.py; 5e25af7 neither imports nor calls it);
+* from 2.11.0.post2 torch_musa registers its own Inductor template heuristics for "musa"
+  (torch_musa._inductor.template_heuristics).
 """
 import sys
 from typing import NewType
@@ -31,6 +33,25 @@ def _added_here():
     }
 
 
+def _released_from(release):
+    """Behaviour a release label (not only its profile) decides: 2.11.0.post1 runs the
+    2.11.0.post2 profile's API but not what the fix table dates to post2."""
+    from packaging.version import Version
+
+    from torchada.testing._simconfig import config
+
+    return Version(config().torch_musa_version) >= Version(release)
+
+
+def _has_heuristic_registry():
+    import importlib.util
+
+    try:  # torch >= 2.9 (torch/_inductor/template_heuristics/registry.py)
+        return importlib.util.find_spec("torch._inductor.template_heuristics") is not None
+    except ImportError:
+        return False
+
+
 def apply(module):
     recorded = api(selected_profile())
     for name in recorded["removed"]:
@@ -48,6 +69,11 @@ def apply(module):
         import torch_musa.core.musa  # noqa: F401
 
         torch.backends.__setattr__("musa", sys.modules["torch_musa.core.musa"])
+    if _released_from("2.11.0.post2") and _has_heuristic_registry():
+        from torch_musa._inductor import template_heuristics
+        from torch_musa._sim.onimport import when_imported
+
+        when_imported("torch._inductor.template_heuristics", template_heuristics.register)
     if "core.lowering.apply_lowering_patch" in patches:
         from torch_musa.core.lowering import apply_lowering_patch
 
