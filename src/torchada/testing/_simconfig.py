@@ -198,8 +198,9 @@ def config() -> SimConfig:
     c.name = _knob("TORCHADA_SIM_DEVICE_NAME", c.name)
     c.total_memory = _knob("TORCHADA_SIM_TOTAL_MEMORY", c.total_memory)
     c.capability = _knob("TORCHADA_SIM_CAPABILITY", c.capability)
-    c.torch_musa_version = _knob("TORCHADA_SIM_TORCH_MUSA_VERSION", c.torch_musa_version)
-    c.release_chosen = os.environ.get("TORCHADA_SIM_TORCH_MUSA_VERSION") == c.torch_musa_version
+    chosen = _knob("TORCHADA_SIM_TORCH_MUSA_VERSION", None)
+    c.torch_musa_version = chosen or c.torch_musa_version
+    c.release_chosen = chosen is not None and chosen == c.torch_musa_version
     c.musa_version = _knob("TORCHADA_SIM_MUSA_VERSION", c.musa_version)
     c.graph_exec_cap = _knob("TORCHADA_SIM_GRAPH_EXEC_CAP", c.graph_exec_cap)
     c.graph_instantiate_us = _knob("TORCHADA_SIM_GRAPH_INSTANTIATE_US", c.graph_instantiate_us)

@@ -106,8 +106,10 @@ def _cache_path(torch):
     try:
         from torchada._core import native_cache
 
-        return os.path.join(native_cache.trusted_dir("cpu_fallback"),
-                            "needs_device_kernel-%s.json" % _build_key(torch))
+        # never made here: importing torch writes nothing (tests/areas/devices); the file
+        # sits in the cache root once a build has made it, else every process scans
+        return os.path.join(native_cache.trusted_dir(create=False),
+                            "cpu_fallback-needs_device_kernel-%s.json" % _build_key(torch))
     except Exception:  # noqa: BLE001 - no trusted cache folder: scan every time
         return None
 
