@@ -2,10 +2,10 @@
 (host_memory_stats, host_memory_stats_as_nested_dict, reset_accumulated_host_memory_stats,
 reset_peak_host_memory_stats) at 5e25af7 (2.9.1.post1) and e205050 (2.11.0.post2), the same
 code in both. Absent at v2.7.1. core/memory.py re-exports these on those releases."""
-import collections
 from typing import Any, Dict
 
 from torch_musa import _MUSAC
+from torch_musa.core._stats import flatten
 from torch_musa.core._lazy_init import is_initialized
 
 __all__ = ["host_memory_stats", "host_memory_stats_as_nested_dict",
@@ -13,20 +13,7 @@ __all__ = ["host_memory_stats", "host_memory_stats_as_nested_dict",
 
 
 def host_memory_stats() -> Dict[str, Any]:
-    result = []
-
-    def _recurse_add_to_result(prefix, obj):
-        if isinstance(obj, dict):
-            if len(prefix) > 0:
-                prefix += "."
-            for k, v in obj.items():
-                _recurse_add_to_result(prefix + k, v)
-        else:
-            result.append((prefix, obj))
-
-    _recurse_add_to_result("", host_memory_stats_as_nested_dict())
-    result.sort()
-    return collections.OrderedDict(result)
+    return flatten(host_memory_stats_as_nested_dict())
 
 
 def host_memory_stats_as_nested_dict() -> Dict[str, Any]:

@@ -4,7 +4,6 @@
 Note: like the real module, this file does not import `warnings`, so
 reset_max_memory_allocated / reset_max_memory_cached raise NameError (a real quirk).
 """
-import collections
 import contextlib
 from typing import Any, Dict, Optional, Tuple, Union
 
@@ -13,6 +12,7 @@ from torch.types import Device
 
 from torch_musa import _MUSAC
 from torch_musa.core._lazy_init import _lazy_init, is_initialized
+from torch_musa.core._stats import flatten
 from torch_musa.core._utils import _get_musa_device_index
 from torch_musa.core.device import current_device
 from torch_musa._sim import releases as _releases
@@ -52,21 +52,7 @@ def empty_cache():
 
 
 def memory_stats(device: Union[Device, int] = None) -> Dict[str, Any]:
-    result = []
-
-    def _recurse_add_to_result(prefix, obj):
-        if isinstance(obj, dict):
-            if len(prefix) > 0:
-                prefix += "."
-            for k, v in obj.items():
-                _recurse_add_to_result(prefix + k, v)
-        else:
-            result.append((prefix, obj))
-
-    stats = memory_stats_as_nested_dict(device=device)
-    _recurse_add_to_result("", stats)
-    result.sort()
-    return collections.OrderedDict(result)
+    return flatten(memory_stats_as_nested_dict(device=device))
 
 
 def memory_stats_as_nested_dict(device: Union[Device, int] = None) -> Dict[str, Any]:
