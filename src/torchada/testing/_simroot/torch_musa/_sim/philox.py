@@ -64,15 +64,21 @@ def _words(numel, unroll, seed, offset, grid):
     return np.stack(out, axis=1), ii
 
 
+def _launch(numel, unroll, seed, offset, mp_count, max_threads_per_mp):
+    """(counter_offset, words, element slot, row index) of one distribution kernel's launch:
+    the grid torch's policy picks, and each element's Philox words."""
+    counter_offset, grid = policy(numel, unroll, mp_count, max_threads_per_mp)
+    words, ii = _words(numel, unroll, seed, offset, grid)
+    return counter_offset, words, ii, np.arange(numel)
+
+
 def uniform(numel, seed, offset, mp_count, max_threads_per_mp, dtype, low, high):
     """(values as a numpy array of ``dtype``, counter_offset) for uniform_(low, high):
     float64 draws curand_uniform2_double (unroll 2); other types curand_uniform4 (unroll 4)
     in float, cast to the type."""
     double = dtype == np.float64
-    unroll = 2 if double else 4
-    counter_offset, grid = policy(numel, unroll, mp_count, max_threads_per_mp)
-    words, ii = _words(numel, unroll, seed, offset, grid)
-    rows = np.arange(numel)
+    counter_offset, words, ii, rows = _launch(numel, 2 if double else 4, seed, offset,
+                                              mp_count, max_threads_per_mp)
     if double:
         x = words[rows, 2 * ii].astype(np.uint64)
         y = words[rows, 2 * ii + 1].astype(np.uint64)
@@ -94,10 +100,8 @@ def normal(numel, seed, offset, mp_count, max_threads_per_mp, dtype, mean, std):
     """(values, counter_offset) for normal_(mean, std): float64 draws curand_normal2_double
     (unroll 2, sincospi), other types curand_normal4 (unroll 4, __sincosf) in float."""
     double = dtype == np.float64
-    unroll = 2 if double else 4
-    counter_offset, grid = policy(numel, unroll, mp_count, max_threads_per_mp)
-    words, ii = _words(numel, unroll, seed, offset, grid)
-    rows = np.arange(numel)
+    counter_offset, words, ii, rows = _launch(numel, 2 if double else 4, seed, offset,
+                                              mp_count, max_threads_per_mp)
     if double:
         w = words.astype(np.uint64)
         zx = w[:, 0] ^ (w[:, 1] << np.uint64(21))
