@@ -115,11 +115,16 @@ print("OK")
 
 
 def _release_for_this_torch():
-    # The documented rule (docs/simulator.md): 2.7.1 on torch 2.7.x, else <major>.<minor>.0.
+    # The documented rule (docs/simulator.md, Profiles): the newest profile whose torch
+    # minimum the installed torch meets: 2.7.1 below torch 2.9.1, 2.9.1.post1 up to 2.10,
+    # 2.11.0.post2 from 2.11 on.
     import torch
+    from packaging.version import Version
 
-    major, minor = (int(p) for p in torch.__version__.split(".")[:2])
-    return "2.7.1" if (major, minor) == (2, 7) else f"{major}.{minor}.0"
+    v = Version(Version(torch.__version__).base_version)
+    if v >= Version("2.11.0"):
+        return "2.11.0.post2"
+    return "2.9.1.post1" if v >= Version("2.9.1") else "2.7.1"
 
 
 def test_gpu_like_behaviour(sim):
