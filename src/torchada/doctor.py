@@ -171,7 +171,7 @@ def musa_system():
 def environment_conflicts(environ=None):
     """[(cuda name, musa name, cuda value, musa value)] for every mirrored pair (the
     env_mirror area's table) set to different values: the MUSA name wins on MUSA."""
-    from torchada.areas.env_mirror import PAIRS
+    from torchada.areas._cuda_env_names import PAIRS
 
     environ = os.environ if environ is None else environ
     return [(c, m, environ[c], environ[m]) for c, m in PAIRS

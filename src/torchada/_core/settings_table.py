@@ -214,7 +214,7 @@ def _cuda_variables():
     """The env_mirror area's tables: CUDA names mirrored to a MUSA twin, and CUDA names that
     change nothing on MUSA (one warning each at activation: TORCHADA_CUDA_ENV_WARNINGS)."""
     from torchada.areas import _env_without_effect as inert
-    from torchada.areas.env_mirror import PAIRS
+    from torchada.areas._cuda_env_names import PAIRS
 
     lines = ["Set at activation on MUSA by the `env_mirror` area (docs/devices.md). A CUDA "
              "name with a MUSA twin that torch_musa reads is mirrored to it; a CUDA name that "

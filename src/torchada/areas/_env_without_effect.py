@@ -2,7 +2,7 @@
 
 Used by the env_mirror area: at activation, one warning per such variable that is set (a
 program's launch script tuned for NVIDIA keeps working, silently without the tuning). A
-variable with a MUSA twin torch_musa reads is mirrored instead (env_mirror.PAIRS) and is not
+variable with a MUSA twin torch_musa reads is mirrored instead (_cuda_env_names.PAIRS) and is not
 listed here. Opt out with TORCHADA_CUDA_ENV_WARNINGS=0.
 
 Each row says who reads the CUDA name, why nothing on MUSA does, and the MUSA twin: a name

@@ -169,8 +169,9 @@ TOP.update({
     "reset_peak_host_memory_stats": _m(since=R291),
     "CUDAPluggableAllocator": _m("MUSAPluggableAllocator"),
     "change_current_allocator": _m(),
-    "MemPool": _m(note="torch.musa.MemPool(allocator=None); use_on_oom / no_split from "
-                  "torch_musa 2.11.0.post2 (core/memory.py at e205050)"),
+    "MemPool": _m(note="torch.musa.MemPool(allocator=None); use_on_oom from torch_musa "
+                  "2.9.1.post1 (core/memory.py at 5e25af7), no_split from 2.11.0.post2 "
+                  "(at e205050)"),
     "use_mem_pool": _m(),
     # torch <= 2.7 only (removed in 2.8); torch_musa 2.7.1 has torch.musa.MemPoolContext
     # (manifest: torch.musa.MemPoolContext, subclass of _MUSAC._MemPoolContext)

@@ -117,8 +117,8 @@ def test_release_2_7_1_names_the_release_and_the_fix():
 
 
 def test_mempool_keywords_of_2_11():
-    # use_on_oom / no_split exist from 2.11.0.post2 (core/memory.py at e205050); 2.9.1.post1
-    # takes the allocator only and still has MemPoolContext.
+    # no_split exists from 2.11.0.post2 (core/memory.py at e205050); 2.9.1.post1 takes
+    # allocator and use_on_oom (at 5e25af7) and still has MemPoolContext; 2.7.1 the allocator.
     new = sim_json("""
         import json
         pool = torch.cuda.MemPool(use_on_oom=True, no_split=True)
@@ -129,16 +129,20 @@ def test_mempool_keywords_of_2_11():
     """, "2.11.0.post2")
     assert new["id"][0] == 0 and new["id"][1] > 0
     assert new["ctx"] is False and new["sum"] == 4.0
-    old = sim_json("""
+    code = """
         import json
-        try:
-            torch.cuda.MemPool(use_on_oom=True)
-            err = None
-        except TypeError as exc:
-            err = str(exc)
-        print(json.dumps({"err": err, "ctx": hasattr(torch.musa, "MemPoolContext")}))
-    """, "2.9.1.post1")
-    assert old["err"] and old["ctx"] is True
+        def refused(**kw):
+            try:
+                torch.cuda.MemPool(**kw)
+            except TypeError as exc:
+                return str(exc)
+        print(json.dumps({"on_oom": refused(use_on_oom=True), "split": refused(no_split=True),
+                          "ctx": hasattr(torch.musa, "MemPoolContext")}))
+    """
+    mid = sim_json(code, "2.9.1.post1")
+    assert mid["on_oom"] is None and "no_split" in mid["split"] and mid["ctx"] is True
+    old = sim_json(code, "2.7.1")
+    assert "use_on_oom" in old["on_oom"] and "no_split" in old["split"] and old["ctx"] is True
 
 
 @pytest.mark.parametrize("release", ("2.7.1",) + LATER)

@@ -70,7 +70,7 @@ def test_nccl_variables_mirrored_to_the_mccl_names_torch_musa_reads():
     """The table equals the MCCL names the recorded torch_musa 2.7.1 API lists as read by
     ProcessGroupMCCL; values reach them, a set MCCL value is never overwritten."""
     from tests._musa_manifest import load
-    from torchada.areas.env_mirror import MCCL_NAMES
+    from torchada.areas._cuda_env_names import MCCL_NAMES
 
     recorded = load()["distributed"]["env_vars_read_by_ProcessGroupMCCL"]
     assert set(MCCL_NAMES) == set(recorded) - {"TORCH_DISTRIBUTED_DEBUG"}

@@ -5,7 +5,7 @@ import textwrap
 from tests._fresh import last_json, run_python, sim_env
 from tests._musa_manifest import load
 from torchada.areas import _env_without_effect as table
-from torchada.areas.env_mirror import cuda_twin
+from torchada.areas._cuda_env_names import cuda_twin
 
 PROBE = textwrap.dedent("""
     import json, os, torch, torchada

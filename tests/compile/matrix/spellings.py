@@ -128,6 +128,8 @@ NOT_CALLED = {
     "profiler.stop": "host-side profiler control",
     "profiler.profile": "host-side profiler control",
     "get_stream_from_external": "needs a stream pointer made outside torch",
+    "caching_allocator_alloc": "a raw allocator block (an address, no tensor): host code",
+    "caching_allocator_delete": "frees a raw allocator block: host code",
     "make_graphed_callables": "graph set-up outside a step (covered by the serving shapes)",
     "stream": "context manager (covered by cuda_namespace.streams.context)",
 }
@@ -148,6 +150,8 @@ NOT_TRACED = {
     "inductor_cache": "changes Inductor's cache key, not what a graph computes",
     "inductor_heuristics": "changes Inductor's autotune configurations for musa kernels",
     "triton_extra": "Triton kernels, not torch code",
+    "triton_musa36": "MUSA Triton 3.6's launcher and code generator, not torch code",
+    "fsdp2": "fully_shard wraps a module outside a step (process set-up of the model)",
     "flash_attn": "a provider module name, imported outside a step",
     "moe_configs": "configuration files read at layer construction",
     "deepspeed_accelerator": "DeepSpeed's accelerator object, host code",

@@ -1,7 +1,7 @@
 """The simulated torch_musa releases (profiles) and their recorded ``torch.musa`` API.
 
-One place answers "does the simulated release have API X": ``has_api(name)`` reads the
-recorded API of the selected profile (torch_musa_<release>_api.json, written by
+One place answers "does release R have API X": ``has_api(name, R)`` reads the
+recorded API of R's profile (torch_musa_<release>_api.json, written by
 ``generate.py`` from the releases' sources).  Profiles:
 
 * 2.7.1         (torch >= 2.7.1)
@@ -57,19 +57,12 @@ def names(profile):
     return frozenset(api(profile)["names"])
 
 
-def selected_profile():
-    from torchada.testing._simconfig import config
-
-    return profile_for(config().torch_musa_version)
-
-
-def has_api(name, release=None):
-    """Whether ``torch.musa.<name>`` exists at ``release`` (default: the simulated one)."""
-    profile = profile_for(release) if release else selected_profile()
-    return name in api(profile)["names"]
+def has_api(name, release):
+    """Whether ``torch.musa.<name>`` exists at ``release`` (a label; the simulated one is
+    ``torchada.testing._simconfig.config().torch_musa_version``)."""
+    return name in api(profile_for(release))["names"]
 
 
-def has_import_patch(key, release=None):
+def has_import_patch(key, release):
     """Whether the release patches ``key`` at import (e.g. "torch.backends.musa")."""
-    profile = profile_for(release) if release else selected_profile()
-    return key in api(profile)["import_patches"]
+    return key in api(profile_for(release))["import_patches"]

@@ -16,7 +16,8 @@ release's recorded one and replays the release's own import-time patches:
 import sys
 from typing import NewType
 
-from torchada.testing.torch_musa_api import api, selected_profile
+from torchada.testing._simconfig import config
+from torchada.testing.torch_musa_api import api
 
 
 def _added_here():
@@ -38,22 +39,22 @@ def _released_from(release):
     2.11.0.post2 profile's API but not what the fix table dates to post2."""
     from packaging.version import Version
 
-    from torchada.testing._simconfig import config
-
     return Version(config().torch_musa_version) >= Version(release)
 
 
 def _has_heuristic_registry():
-    import importlib.util
+    """torch >= 2.9 has torch/_inductor/template_heuristics/; asked of the file system, since
+    find_spec of the submodule would import torch._inductor (and torch._dynamo) at start."""
+    import os
 
-    try:  # torch >= 2.9 (torch/_inductor/template_heuristics/registry.py)
-        return importlib.util.find_spec("torch._inductor.template_heuristics") is not None
-    except ImportError:
-        return False
+    import torch
+
+    return os.path.isdir(os.path.join(os.path.dirname(torch.__file__), "_inductor",
+                                      "template_heuristics"))
 
 
 def apply(module):
-    recorded = api(selected_profile())
+    recorded = api(config().profile)
     for name in recorded["removed"]:
         module.__dict__.pop(name, None)
     memory = sys.modules["torch_musa.core.memory"]

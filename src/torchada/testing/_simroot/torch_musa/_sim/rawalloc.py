@@ -12,13 +12,14 @@ _blocks = {}  # data_ptr -> the uint8 tensor owning the block
 
 
 def raw_alloc(size, stream):
-    from torch_musa.core.stream import ExternalStream, stream as stream_ctx, current_stream
-
-    device = torch.musa.current_device()
-    if current_stream(device).musa_stream == stream:
+    # through torch.musa, not torch_musa.core.stream: that module imports _MUSAC, which binds
+    # this one (a raw call comes long after both are imported)
+    musa = torch.musa
+    device = musa.current_device()
+    if musa.current_stream(device).musa_stream == stream:
         block = torch.empty(int(size), dtype=torch.uint8, device=torch.device("musa", device))
     else:
-        with stream_ctx(ExternalStream(stream, device=device)):
+        with musa.stream(musa.ExternalStream(stream, device=device)):
             block = torch.empty(int(size), dtype=torch.uint8, device=torch.device("musa", device))
     ptr = block.data_ptr()
     with _lock:

@@ -5,7 +5,8 @@ selected profile, read at the release commits: 2.9.1.post1 = MooreThreads/torch_
 5e25af754dfd, 2.11.0.post2 = e205050c4767). Behaviour without a name of its own is keyed
 by the first profile whose source has it.
 """
-from torchada.testing.torch_musa_api import has_api, selected_profile
+from torchada.testing._simconfig import config
+from torchada.testing.torch_musa_api import has_api
 
 # surface -> the torch.musa name that marks it (has_api decides)
 BY_NAME = {
@@ -19,9 +20,12 @@ BY_NAME = {
 }
 # surface -> first profile (no name of its own)
 BY_PROFILE = {
-    # MemPool(allocator, use_on_oom, no_split): core/memory.py at e205050; 2.9.1.post1
-    # (5e25af7) and 2.7.1 take the allocator only
-    "mempool_use_on_oom": "2.11.0.post2",
+    # MemPool(allocator, use_on_oom): core/memory.py at 5e25af7 (2.7.1: allocator only)
+    "mempool_use_on_oom": "2.9.1.post1",
+    # MemPool(allocator, use_on_oom, no_split): core/memory.py at e205050
+    "mempool_no_split": "2.11.0.post2",
+    # core/memory.py at e205050 has no MemPoolContext (5e25af7 still defines it)
+    "mempool_context_dropped": "2.11.0.post2",
     # torch_musa/core/ipc.py exists at e205050, not at 5e25af7
     "ipc_uuid": "2.11.0.post2",
 }
@@ -29,7 +33,7 @@ BY_PROFILE = {
 
 def has(surface: str) -> bool:
     if surface in BY_NAME:
-        return has_api(BY_NAME[surface])
+        return has_api(BY_NAME[surface], config().torch_musa_version)
     from packaging.version import Version
 
-    return Version(selected_profile()) >= Version(BY_PROFILE[surface])
+    return Version(config().profile) >= Version(BY_PROFILE[surface])

@@ -250,16 +250,19 @@ def change_current_allocator(allocator: _MUSAAllocator) -> None:
 
 
 class MemPool(_MUSAC._MemPool):
-    # 2.11.0.post2 (core/memory.py at e205050) adds use_on_oom / no_split; earlier
-    # releases take the allocator only (2.7.1, 2.9.1.post1 at 5e25af7).
-    def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None, *args, **kwargs):
-        if not _releases.has("mempool_use_on_oom"):
-            if args or kwargs:
-                raise TypeError("MemPool.__init__() takes from 1 to 2 positional arguments")
+    # Each release's own constructor (core/memory.py): 2.7.1 takes the allocator only;
+    # 2.9.1.post1 adds use_on_oom (at 5e25af7); 2.11.0.post2 adds no_split (at e205050).
+    if _releases.has("mempool_no_split"):
+        def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None,
+                     use_on_oom: bool = False, no_split: bool = False):
+            super().__init__(allocator, True, use_on_oom, no_split)
+    elif _releases.has("mempool_use_on_oom"):
+        def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None,
+                     use_on_oom: bool = False):
+            super().__init__(allocator, True, use_on_oom)
+    else:
+        def __init__(self, allocator: Optional[_musa_MUSAAllocator] = None):
             super().__init__(allocator, True)
-            return
-        use_on_oom, no_split = _mempool_options(*args, **kwargs)
-        super().__init__(allocator, True, use_on_oom, no_split)
 
     @property
     def id(self) -> Tuple[int, int]:
@@ -270,10 +273,6 @@ class MemPool(_MUSAC._MemPool):
     def allocator(self) -> Optional[_musa_MUSAAllocator]:
         """Returns the allocator this MemPool routes allocations to."""
         return super().allocator
-
-
-def _mempool_options(use_on_oom: bool = False, no_split: bool = False):
-    return use_on_oom, no_split
 
 
 class MemPoolContext(_MUSAC._MemPoolContext):
@@ -314,7 +313,7 @@ def _set_allocator_settings(env: str):
 # Later releases (torch_musa._sim.releases): 2.11.0.post2 drops MemPoolContext from
 # core/memory.py (e205050); 2.9.1.post1 adds the raw allocator calls and the host-memory
 # statistics (5e25af7), kept by 2.11.0.post2.
-if _releases.has("mempool_use_on_oom"):
+if _releases.has("mempool_context_dropped"):
     __all__.remove("MemPoolContext")
     del MemPoolContext
 if _releases.has("caching_allocator"):
