@@ -152,7 +152,7 @@ def compiler_wrapper(tmp_path):
     step fail as a full disk does (the output cut to 4000 bytes, "No space left on
     device"); KILL_BUILD=1 cuts the output the same way and then SIGKILLs the Python
     process that runs the build (the first python above it that is not the compiler's own
-    child interpreter, native._compile)."""
+    child interpreter, native._compile): the detached builder."""
     real = shutil.which("c++")
     wrapper = tmp_path / "bin" / "c++"
     wrapper.parent.mkdir()
@@ -329,8 +329,10 @@ def test_read_only_caches(warm, tmp_path):
 
 def test_no_space_left_while_linking(warm, tmp_path, monkeypatch):
     """The link step fails as on a full disk, its output cut short: the program runs on the
-    fallback with one warning, nothing short is left where a loader looks, and the next
-    start (space freed) builds and loads the library."""
+    fallback with one warning, nothing short is left where a loader looks, and the failure
+    marker stops the next start from building again (one warning naming the marker and
+    ``torchada build``) until ``torchada build`` (space freed) builds it; the start after
+    that loads the library."""
     base = copy_warm(warm, tmp_path)
     cxx = compiler_wrapper(tmp_path)
     seed_sim(base, monkeypatch, CXX=cxx)
@@ -338,18 +340,35 @@ def test_no_space_left_while_linking(warm, tmp_path, monkeypatch):
     assert len(warned) == 1 and "did not build" in warned[0], warned
     assert any("not built" in line for line in out["status"]), out["status"]
     assert all(os.path.getsize(p) != 4000 for p in libraries(base / "xdg"))
+    (marker,) = glob.glob(str(base / "xdg" / "torchada" / "build" / "*" / "*.so.failed"))
+    assert "exited with status 1" in open(marker).read()
+    again = run(base, CXX=cxx)
+    out, warned = assert_right(again)
+    assert len(warned) == 1 and "failed to build before" in warned[0], warned
+    assert marker in warned[0] and "`torchada build`" in warned[0], warned[0]
+    assert "op_overrides.o" not in again.stdout + again.stderr  # no build started
+    assert any("not built" in line for line in out["status"]), out["status"]
+    forced = subprocess.run([sys.executable, "-m", "torchada", "build"], capture_output=True,
+                            text=True, env=env_for(base, CXX=cxx), timeout=900)
+    assert forced.returncode == 0, forced.stdout[-2000:] + forced.stderr[-2000:]
+    assert not os.path.exists(marker)
     out, warned = assert_right(run(base, CXX=cxx), most_warnings=0)
     assert any("compiled" in line for line in out["status"]), out["status"]
     assert all(size != 4000 for size in out["mapped"].values()), out["mapped"]
 
 
 def test_build_killed_mid_way_then_a_fresh_start(warm, tmp_path, monkeypatch):
+    """The detached builder is killed (SIGKILL) while linking: the program that asked for the
+    build survives on the fallback with one warning naming the builder's exit, no marker is
+    written (a killed build is no failed build), nothing short is placed, and the next start
+    builds, loads the library and sweeps the killed builder's temporary folder."""
     base = copy_warm(warm, tmp_path)
     cxx = compiler_wrapper(tmp_path)
     seed_sim(base, monkeypatch, CXX=cxx)
-    killed = run(base, CXX=cxx, KILL_BUILD="1", check=False)
-    assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr[-2000:])
+    out, warned = assert_right(run(base, CXX=cxx, KILL_BUILD="1"))
+    assert len(warned) == 1 and "exited with status -%d" % signal.SIGKILL in warned[0], warned
     assert all(os.path.getsize(p) != 4000 for p in libraries(base / "xdg"))  # nothing short placed
+    assert not glob.glob(str(base / "xdg" / "torchada" / "build" / "*" / "*.failed"))
     out, _ = assert_right(run(base, CXX=cxx), most_warnings=0)
     assert any("compiled" in line for line in out["status"]), out["status"]
     assert all(size != 4000 for size in out["mapped"].values()), out["mapped"]
