@@ -14,6 +14,10 @@ no dump overwrites another; a missing API or an unwritable directory is one warn
 failure). Executable rotation (the ``exec_rotation`` fix unit, ``torchada/areas/_graph_exec``)
 keeps live graph executables under the driver's cap: an LRU over every MUSAGraph, evicted
 executables rebuilt from their kept templates at their next replay (docs/graphs.md).
+Every capture (torch.musa.MUSAGraph's capture_begin / capture_end, so every spelling above)
+is counted by ``_kit.capture_gate``: torchada's background device probes wait until no
+capture is open, and a capture begun while they run waits for them (milliseconds), so no
+probe's host copy can invalidate a ``"global"``-mode capture on another thread.
 
 torch_musa APIs relied on: torch.musa.MUSAGraph, torch.musa.graph,
 torch.musa.make_graphed_callables, torch.musa.graph_pool_handle,
@@ -26,6 +30,7 @@ import time
 from torchada._core.settings import read
 from torchada._core.warn_once import warn_once
 from torchada.areas import _kit
+from torchada.areas._kit import capture_gate
 
 DEBUG_DUMP_VAR = "TORCHADA_CUDA_GRAPH_DEBUG_DUMP_PATH"
 
@@ -133,9 +138,35 @@ EMULATIONS = {
 }
 
 
+def _count_captures(ctx):
+    """capture_begin / capture_end of torch.musa.MUSAGraph counted by the capture gate."""
+    cls = ctx.musa.MUSAGraph
+    base_begin, base_end = cls.capture_begin, cls.capture_end
+
+    @_kit.wraps(base_begin)
+    def capture_begin(self, *args, **kwargs):
+        capture_gate.capture_begins()
+        try:
+            return base_begin(self, *args, **kwargs)
+        except BaseException:
+            capture_gate.capture_ends()
+            raise
+
+    @_kit.wraps(base_end)
+    def capture_end(self, *args, **kwargs):
+        try:
+            return base_end(self, *args, **kwargs)
+        finally:
+            capture_gate.capture_ends()
+
+    ctx.setattr(cls, "capture_begin", capture_begin)
+    ctx.setattr(cls, "capture_end", capture_end)
+
+
 def apply(ctx):
     import torch.cuda  # noqa: F401
 
+    _count_captures(ctx)
     _kit.apply_rows(ctx, EMULATIONS)
 
 

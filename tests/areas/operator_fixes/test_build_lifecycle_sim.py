@@ -189,3 +189,47 @@ print(json.dumps({"y": y.cpu().tolist(), "cpu": torch.log(x.cpu()).tolist(),
     for op in ("log", "log_", "multinomial"):
         assert ("%s left to torch_musa: the probes could not run on musa:0: RuntimeError: "
                 "no stream for the probes" % op) in line, line
+
+
+CAPTURE_ON_ANOTHER_THREAD = STATUS + """
+import json, threading, time
+from torchada.areas._kit import capture_gate
+from torchada.areas._op_overrides import shared
+GATE_OFF = False
+if GATE_OFF:                          # the counter-case: probes that ignore open captures
+    import contextlib
+    capture_gate.probing = lambda timeout: contextlib.nullcontext()
+x = torch.tensor([1.0, 4.0], device="cuda")
+static = torch.ones(4, device="cuda")
+graph, side = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.graph(graph, stream=side):    # "global" mode, torch.cuda.graph's default
+    out = static * 2
+    # another thread's first log starts the build's background work (probes included)
+    worker = threading.Thread(target=lambda: torch.log(x))
+    worker.start(); worker.join()
+    open_during = capture_gate.open_captures()
+    time.sleep(2.0)                            # the probes would run now
+graph.replay()
+torch.cuda.synchronize()
+assert shared.background().wait(900), "no build in 900 s"
+print(json.dumps({"out": out.cpu().tolist(), "open_during": open_during,
+                  "open_after": capture_gate.open_captures(), "y": torch.log(x).cpu().tolist(),
+                  "cpu": torch.log(x.cpu()).tolist(), "status": status()}))
+"""
+
+
+def test_probes_wait_for_a_capture_open_on_another_thread():
+    """A "global"-mode capture on the main thread while another thread's first log starts
+    the background probes: the probes (host copies, refused during any capture) wait for the
+    capture to end, so the capture completes and every op gets its compiled kernel. The
+    counter-case with the wait taken out shows the probes did fall inside the capture."""
+    gated = last_json(run_sim(CAPTURE_ON_ANOTHER_THREAD, TORCHADA_SIM_TORCH_MUSA_VERSION=IN_RANGE))
+    assert gated["out"] == [2.0, 2.0, 2.0, 2.0]
+    assert gated["open_during"] == 1 and gated["open_after"] == 0
+    assert gated["y"] == gated["cpu"]
+    assert "compiled: log, log_, multinomial" in gated["status"][0], gated["status"]
+    code = CAPTURE_ON_ANOTHER_THREAD.replace("GATE_OFF = False", "GATE_OFF = True")
+    ungated = last_json(run_sim(code, TORCHADA_SIM_TORCH_MUSA_VERSION=IN_RANGE))
+    line = ungated["status"][0]
+    assert "operation not permitted when stream is capturing" in line, line

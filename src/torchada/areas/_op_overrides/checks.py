@@ -7,12 +7,17 @@ holds, else the reason.
 The probes and the generator check run on the build's background thread (``verdicts``),
 on an explicit device and a private stream, calling the extension's kernels directly (no
 registration yet): never inside a user's call, so never under the user's dispatch modes,
-profiler, stream or graph capture. The user's call only compares its device
-(``device_problem``, no device work) and reads the verdicts.
+profiler, stream or graph capture; and never while a graph capture is open on any thread
+(``_kit.capture_gate``: a host copy would invalidate a ``"global"``-mode capture). The
+user's call only compares its device (``device_problem``, no device work) and reads the
+verdicts.
 """
 import contextlib
 
+from torchada.areas._kit import capture_gate
+
 FLOATS = ("float16", "bfloat16", "float32", "float64")
+CAPTURE_WAIT_S = 300   # how long the probes wait for another thread's capture to end
 
 
 def _first_line(exc):
@@ -112,7 +117,7 @@ def verdicts(torch, module, ops, device):
     try:
         if device is None or device.index is None:
             device = torch.device(backend, getattr(torch, backend).current_device())
-        with _private_stream(torch, device):
+        with capture_gate.probing(CAPTURE_WAIT_S), _private_stream(torch, device):
             for op in ops:
                 problem = generator_problem(torch, device) if op == "multinomial" else None
                 found[op] = problem or probe_problem(torch, module, op, device)
