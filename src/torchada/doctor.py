@@ -7,8 +7,9 @@ Checks, each giving one line (and one line of fix per problem):
                interpreter with TORCHADA_PLATFORM=off must have loaded the boot module)
   platform     what the hook decides here (a child with TORCHADA_PLATFORM unset), and the
                torch / torch_musa imports as a program would do them
-  native       the compiled device prefilter, and the run-time native cache (trusted or
-               refused; each library verified against its recorded digest)
+  native       the compiled device prefilter, and the run-time native caches, the user's
+               and the system's (trusted or refused; each library verified against its
+               recorded digest; failure markers with their reason)
   finders      other sys.meta_path finders that could see torch's imports first
   environment  CUDA_* / NCCL_* variables whose MUSA / MCCL twins are set to something else
   areas        every area and fix unit: applied, skipped (why), or for an area whose trigger
@@ -280,20 +281,29 @@ def _native(found, data):
     else:
         found.append(Finding(OK, "native", "device prefilter: compiled, loaded (route: %s)"
                              % native.get("route")))
-    if native.get("cache_refused"):
-        found.append(Finding(WARN, "native", "run-time native cache refused: %s"
-                             % native["cache_refused"],
-                             "until then native pieces fall back to their Python versions"))
-    for failed in native.get("failed_builds") or ():
+    _cache(found, "run-time", native, "until then native pieces fall back to their Python "
+           "versions")
+    system = native.get("system")
+    if system:
+        _cache(found, "system", system, "this user builds its own cache instead (the user's "
+               "cache is searched first)")
+
+
+def _cache(found, label, cache, meanwhile):
+    """The findings of one native cache (the user's "run-time" one, or the system's)."""
+    if cache.get("cache_refused"):
+        found.append(Finding(WARN, "native", "%s native cache refused: %s"
+                             % (label, cache["cache_refused"]), meanwhile))
+    for failed in cache.get("failed_builds") or ():
         found.append(Finding(WARN, "native", "%s failed to build (not retried with this key): %s"
                              % (os.path.basename(failed["path"]), failed["reason"]),
                              "fix the cause it names, then run `torchada build` (it retries); "
                              "until then the Python fallbacks answer"))
-    libraries = native.get("libraries") or []
+    libraries = cache.get("libraries") or []
     bad = [lib for lib in libraries if lib.get("problem")]
-    if libraries or native.get("cache"):
-        found.append(Finding(OK if not bad else WARN, "native", "run-time cache %s: %d "
-                             "libraries, %d verified" % (native.get("cache"), len(libraries),
+    if libraries or cache.get("cache"):
+        found.append(Finding(OK if not bad else WARN, "native", "%s cache %s: %d "
+                             "libraries, %d verified" % (label, cache.get("cache"), len(libraries),
                                                          len(libraries) - len(bad)),
                              None if not bad else "a library that fails verification is "
                              "never loaded and is rebuilt on use; first: %s %s"

@@ -87,33 +87,46 @@ def _native(out):
         state["route"] = "unknown (%s)" % _one_line(exc)
     from torchada._core import native_cache
 
+    state.update(_cache_state(native_cache, None, "empty (native pieces are built on first use)"))
     try:
-        root = native_cache.trusted_dir(create=False)
-    except FileNotFoundError:
-        root = None
-        state["cache"] = "empty (native pieces are built on first use)"
-    except native_cache.CacheRefused as exc:
-        root = None
-        state["cache_refused"] = str(exc)
+        system_root = native_cache.system_cache_root()
     except Exception as exc:
-        root = None
-        state["cache"] = "not checked (%s)" % _one_line(exc)
-    libraries, failed = [], []
-    if root is not None:
-        state["cache"] = root
-        build = os.path.join(root, "build")
-        for key in sorted(os.listdir(build)) if os.path.isdir(build) else ():
-            folder = os.path.join(build, key)
-            for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
-                if name.endswith(".so"):
-                    path = os.path.join(folder, name)
-                    libraries.append({"path": path, "problem": native_cache.check(path)})
-                elif name.endswith(".so.failed"):  # a build's failure marker (same key)
-                    path = os.path.join(folder, name[:-len(".failed")])
-                    failed.append({"path": path, "reason": native_cache.failure(path)})
-    state["libraries"] = libraries
-    state["failed_builds"] = failed
+        state["system"] = {"cache": "not checked (%s)" % _one_line(exc)}
+    else:
+        state["system"] = _cache_state(native_cache, system_root,
+                                       "none at %s (`torchada build --system` makes it)"
+                                       % system_root, native_cache.SYSTEM_CACHE_SETTING)
     out["native"] = state
+
+
+def _cache_state(native_cache, root, missing, setting="XDG_CACHE_HOME"):
+    """One cache (the user's: ``root`` None; or the system's): its folder, libraries (each
+    verified) and failure markers, or why it is missing or refused."""
+    state = {"libraries": [], "failed_builds": []}
+    try:
+        found = native_cache.trusted_dir(root=root, create=False, setting=setting)
+    except FileNotFoundError:
+        state["cache"] = missing
+        return state
+    except native_cache.CacheRefused as exc:
+        state["cache_refused"] = str(exc)
+        return state
+    except Exception as exc:
+        state["cache"] = "not checked (%s)" % _one_line(exc)
+        return state
+    state["cache"] = found
+    build = os.path.join(found, "build")
+    for key in sorted(os.listdir(build)) if os.path.isdir(build) else ():
+        folder = os.path.join(build, key)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+            if name.endswith(".so"):
+                path = os.path.join(folder, name)
+                state["libraries"].append({"path": path, "problem": native_cache.check(path)})
+            elif name.endswith(".so.failed"):  # a build's failure marker (same key)
+                path = os.path.join(folder, name[:-len(".failed")])
+                state["failed_builds"].append({"path": path,
+                                               "reason": native_cache.failure(path)})
+    return state
 
 
 def _areas(out):

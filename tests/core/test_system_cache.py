@@ -190,3 +190,13 @@ def test_root_builds_with_system_and_a_process_with_an_empty_cache_loads_from_it
     assert all(m.startswith(system + "/") for m in ours), ours
     assert not [p for p in fresh.rglob("*.so")], "the fresh process built: %s" % list(
         fresh.rglob("*.so"))
+    # doctor reports the system cache beside the user's: its folder and every library in it
+    # verified (counted here from the folder itself)
+    doctor = run_argv(["-m", "torchada", "doctor", "--json"], timeout=600, check=False,
+                      env=sim_env(XDG_CACHE_HOME=str(fresh), TORCHADA_SYSTEM_CACHE_DIR=system))
+    findings = [f["text"] for f in json.loads(doctor.stdout)["findings"]
+                if f["topic"] == "native" and f["level"] == "ok"]
+    placed = sorted(str(p) for p in (tmp_path / "system").glob("build/*/*.so"))
+    assert placed
+    assert ("system cache %s: %d libraries, %d verified" % (system, len(placed), len(placed))
+            in findings), findings
