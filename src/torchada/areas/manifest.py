@@ -158,6 +158,9 @@ AREAS = (
          "TORCH_NCCL_* / NCCL_* -> their MUSA / MCCL twins", phase=BEFORE_BACKEND),
     Area("cpp_extension", ("torch.utils.cpp_extension",), "torch.utils.cpp_extension: "
          "CUDAExtension / BuildExtension on MUSA", versions=(("torch", ">=2.1"),)),
+    Area("tvm_ffi_build", ("tvm_ffi.cpp.extension",), "tvm-ffi's JIT builder (SGLang's "
+         "jit_kernel load_jit) writes its build.ninja for mcc: -gencode -> --offload-arch, "
+         "-lcudart/-lcuda -> -lmusart/-lmusa, CUDA include/library paths -> MUSA's"),
     Area("legacy_types", ("torch",), "legacy CUDA tensor type names (torch.cuda.HalfTensor, "
          "as a string or a class) in Tensor.type and set_default_tensor_type mean their MUSA "
          "twins; Tensor.type() answers CUDA names", versions=(("torch", ">=2.7"),)),

@@ -160,6 +160,8 @@ NOT_TRACED = {
     "aot_cache": "the AOT-autograd cache key (tests/areas/aot_cache)",
     "env_mirror": "environment variables read at start",
     "cpp_extension": "extension builds, host code",
+    "tvm_ffi_build": "tvm-ffi's build.ninja for JIT kernels, written before any run (host "
+                     "code; tests/areas/tvm_ffi_build)",
     "data_parallel": "torch.cuda.comm scatter / gather and nn.DataParallel run eagerly around "
                      "the replicas",
     "accelerator": "torch.accelerator memory routes are host-side queries",
