@@ -59,6 +59,11 @@ SETTINGS = (
             "MUSA (NVIDIA_TF32_OVERRIDE, CUDA_DEVICE_MAX_CONNECTIONS, TORCH_NCCL_* without an "
             "MCCL twin; docs/devices.md), naming its MUSA twin or saying none exists",
             Flag(True)),
+    Setting("TORCHADA_MCCL_EAGER_INIT", ("1", "0"), "1",
+            "an mccl group made with a known device (init_process_group(device_id=...), or a "
+            "group inheriting a bound one) has its MCCL communicator at creation, as NCCL's on "
+            "CUDA; 0: made at the group's first collective instead (docs/distributed.md)",
+            Flag(True)),
     Setting("TORCHADA_TRITON_INPLACE_ALIAS", ("fix", "off", "vendor"), "fix",
             "MUSA's Triton 3.6: which argument pairs the launcher reports as sharing a pointer "
             "(fix: numbered by IR argument; off: none; vendor: the fork's own numbering; "

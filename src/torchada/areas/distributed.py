@@ -21,22 +21,35 @@ CUDA APIs made to work:
     has no NCCL-style Python collectives), the collectives raise NotImplementedError naming
     the torch_musa release and torch.distributed (the table's nccl rows).
 
+MCCL communicators of a group made with a known device (``device_id=``, or a group inheriting
+the default group's bound device) exist when the call returns, as NCCL's do on CUDA: torchada
+connects the backend itself when the installed torch did not (stock torch connects only
+backends that support splitting; ProcessGroupMCCL does not). TORCHADA_MCCL_EAGER_INIT=0 keeps
+them lazy: the group's eager connect is skipped while it is made, so its first collective
+makes the communicator (docs/distributed.md says why both exist).
+
 Bad input: a backend string naming a device torchada cannot map reaches torch unchanged
 (its own error) with one warning naming what torchada translated; "nccl" on a torch_musa
 built without MCCL raises at ``init_process_group`` naming the fix.
 
 torch_musa APIs relied on: the "mccl" backend it registers for the musa device
 (torch_musa/csrc/distributed/Register.cpp), ``torch.distributed.is_mccl_available``,
-``torch.distributed.ProcessGroupMCCL``, torch.musa.mccl.version.
+``torch.distributed.ProcessGroupMCCL`` (its ``_is_initialized`` and
+``eager_connect_single_device``: Register.cpp, ProcessGroupMCCL.cpp:821-826 and 851-863 at
+v2.7.1), torch.musa.mccl.version.
 """
 import logging
 import sys
+import threading
 
 from torchada.areas import _kit
 
 logger = logging.getLogger("torchada")
 GROUP_FUNCTIONS = ("init_process_group", "new_group", "new_subgroups",
                    "new_subgroups_by_enumeration", "split_group")
+# Depth of group creations running with TORCHADA_MCCL_EAGER_INIT=0 on this thread: while
+# above zero, the MCCL backend's eager connect is skipped (the first collective connects).
+_LAZY = threading.local()
 
 
 def _nccl_is_available(ctx):
@@ -115,9 +128,65 @@ def _group_function(ctx, original):
                 _require_mccl(torch, given)
         if "device_id" in arguments:
             arguments["device_id"] = musa_device_id(arguments["device_id"], torch)
-        return original(*bound.args, **bound.kwargs)
+        if not _eager_init():
+            return _lazily(original, bound)
+        result = original(*bound.args, **bound.kwargs)
+        group = _made_group(torch, original.__name__, result)
+        if group is not None:
+            connect_eagerly(torch, group, arguments.get("device_id"))
+        return result
 
     return wrapper
+
+
+def _eager_init():
+    from torchada._core import settings
+
+    return settings.read("TORCHADA_MCCL_EAGER_INIT")
+
+
+def _lazily(original, bound):
+    _LAZY.depth = getattr(_LAZY, "depth", 0) + 1
+    try:
+        return original(*bound.args, **bound.kwargs)
+    finally:
+        _LAZY.depth -= 1
+
+
+def _made_group(torch, name, result):
+    """The group a group function just made on this rank (None: not a member, or none)."""
+    c10d = torch.distributed.distributed_c10d
+    if name == "init_process_group":
+        return c10d._get_default_group() if c10d.is_initialized() else None
+    return result if isinstance(result, c10d.ProcessGroup) else None
+
+
+def connect_eagerly(torch, group, device):
+    """Make ``group``'s MCCL communicator on ``device`` (else its bound device) now, unless
+    torch already did: ProcessGroupMCCL's eager connect makes a new communicator on every
+    call, so it is asked only while the backend reports none."""
+    if device is None:
+        device = getattr(group, "bound_device_id", None)
+    mccl = getattr(torch.distributed, "ProcessGroupMCCL", None)
+    if mccl is None or not isinstance(device, torch.device) or device.type != "musa":
+        return
+    try:
+        backend = group._get_backend(device)
+    except RuntimeError:
+        return  # no backend for the musa device (a gloo-only group)
+    if isinstance(backend, mccl) and hasattr(backend, "_is_initialized"):
+        if not backend._is_initialized():
+            backend.eager_connect_single_device(device)
+
+
+def _lazy_aware(original):
+    @_kit.wraps(original)
+    def eager_connect_single_device(self, device):
+        if getattr(_LAZY, "depth", 0):
+            return None  # TORCHADA_MCCL_EAGER_INIT=0: the first collective connects
+        return original(self, device)
+
+    return eager_connect_single_device
 
 
 def _require_mccl(torch, given):
@@ -192,6 +261,9 @@ def apply(ctx):
     mccl_group = getattr(dist, "ProcessGroupMCCL", None)
     if mccl_group is not None and not hasattr(dist, "ProcessGroupNCCL"):
         ctx.setattr(dist, "ProcessGroupNCCL", mccl_group)
+    connect = getattr(mccl_group, "eager_connect_single_device", None)
+    if connect is not None:
+        ctx.setattr(mccl_group, "eager_connect_single_device", _lazy_aware(connect))
     mesh = sys.modules.get("torch.distributed.device_mesh")
     if mesh is not None and hasattr(mesh, "init_device_mesh"):
         init_mesh = mesh.init_device_mesh

@@ -67,6 +67,7 @@ def _forward(name):
     def method(self, *args, **kwargs):
         if not (direct or single):
             raise RuntimeError(f"mccl (simulated over gloo): no gloo operation for {name}")
+        self._mccl._communicator(_musa_device(args))
         args = [_cpu(a) for a in args]
         kwargs = {k: _cpu(v) for k, v in kwargs.items()}
         if name in _FLAT:
@@ -104,22 +105,84 @@ class _MCCLOptions(_BackendOptions or object):
         self.group_name = ""
 
 
+def _musa_device(args):
+    """The device of a collective's first musa tensor (None: none, e.g. barrier)."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            found = _musa_device(a)
+            if found is not None:
+                return found
+        elif isinstance(a, torch.Tensor) and a.device.type == "musa":
+            return a.device
+    return None
+
+
+class ProcessGroupMCCL:
+    """The MCCL c10d Backend (torch.distributed.ProcessGroupMCCL): gloo does the work; what
+    is modelled is when a communicator exists. Other attributes are gloo's."""
+
+    Options = _MCCLOptions
+
+    def __init__(self, store, rank, size, timeout):
+        self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("mccl_sim/", store), rank, size, timeout)
+        self._comms = []  # devMCCLCommMap_'s device keys, creation order
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["_gloo"], name)
+
+    # ProcessGroupMCCL.h:555-557 (v2.7.1): false, so stock torch skips the eager connect.
+    @property
+    def supports_splitting(self):
+        return False
+
+    def _communicator(self, device):
+        """A collective's communicator: created on first use for its device
+        (ProcessGroupMCCL.cpp:2614-2618, v2.7.1). Without a tensor (barrier) the device is
+        guessed: a used one, else global rank % device count (ProcessGroupMCCL.cpp:3932-3952;
+        the bound device, its 2nd choice, is not modelled: the simulated group has none)."""
+        if device is None and not self._comms:
+            count = torch.musa.device_count()
+            if not count:
+                return  # no device to guess (the real call fails later, in MCCL)
+            device = torch.device("musa", dist.get_rank() % count)
+        if device is None:
+            device = self._comms[0]
+        if device not in self._comms:
+            self._comms.append(device)
+
+    def eager_connect_single_device(self, device):
+        # ProcessGroupMCCL.cpp:821-826 (v2.7.1): initMCCLComm unconditionally, so a second
+        # call makes a second communicator (emplace keeps the first, cpp:2215); counted.
+        self._comms.append(torch.device(device))
+
+    def _is_initialized(self):
+        # Register.cpp `_is_initialized` -> isInitialized, ProcessGroupMCCL.cpp:851-863
+        # (v2.7.1): false while devMCCLCommMap_ is empty (blocking comms: ready once made).
+        return bool(self._comms)
+
+    def _sim_communicators(self):
+        """Test hook, not torch_musa API: communicators made, in order (duplicates kept)."""
+        return list(self._comms)
+
+
 class _SimProcessGroupMCCL(dist.ProcessGroup):
     Options = _MCCLOptions
 
     def __init__(self, store, rank, size, timeout):
         super().__init__(rank, size)
-        self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("mccl_sim/", store), rank, size, timeout)
+        self._mccl = ProcessGroupMCCL(store, rank, size, timeout)
+        self._gloo = self._mccl._gloo
 
     def getBackendName(self):
         return "mccl"
 
     # torch wraps the real C++ Backend in a ProcessGroup registered for the musa device, so
     # pg._get_backend(torch.device("musa")) answers (init_process_group(device_id=...) asks
-    # it). This Python group answers with the gloo backend it forwards to; registering gloo
-    # in the C++ group instead made process exit abort now and then (a joinable thread).
+    # it). This Python group answers with the MCCL backend object above (gloo underneath);
+    # registering gloo in the C++ group instead made process exit abort now and then (a
+    # joinable thread).
     def _get_backend(self, device):
-        return self._gloo
+        return self._mccl
 
     # The real ProcessGroupMCCL is a c10d Backend (torch_musa/csrc/distributed/Register.cpp) that
     # torch wraps in a ProcessGroup, which keeps the group name in its backends.  This Python
@@ -178,4 +241,30 @@ def register():
     _functional_collectives_autograd()
     # Stock torch needs a list here; the real code passes the string "musa".
     dist.Backend.register_backend("mccl", _create, extended_api=False, devices=["musa"])
-    dist.ProcessGroupMCCL = _SimProcessGroupMCCL
+    dist.ProcessGroupMCCL = ProcessGroupMCCL
+    _patched_eager_connect()
+
+
+def _patched_eager_connect():
+    """Moore Threads' torch connects a group's backend at creation whenever a device_id is
+    known, not only when it supports splitting: v2.7.1
+    torch_patches/torch_distributed_distributed_c10d.py.patch, hunk @@ -2069,7 +2076,7 @@
+    (_new_process_group_helper, `if device_id:`). Modelled after the helper returns (the
+    same call torch would make); later releases' patch set: unknown, 2.7.1's is assumed."""
+    import functools
+    import inspect
+    import torch.distributed.distributed_c10d as c10d
+
+    helper = c10d._new_process_group_helper
+    signature = inspect.signature(helper)
+
+    @functools.wraps(helper)
+    def _new_process_group_helper(*args, **kwargs):
+        result = helper(*args, **kwargs)
+        device_id = signature.bind(*args, **kwargs).arguments.get("device_id")
+        pg = result[0] if isinstance(result, tuple) else result
+        if device_id and isinstance(pg, _SimProcessGroupMCCL):
+            pg._get_backend(device_id).eager_connect_single_device(device_id)
+        return result
+
+    c10d._new_process_group_helper = _new_process_group_helper
