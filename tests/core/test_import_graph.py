@@ -112,10 +112,11 @@ def test_the_porter_does_not_import_the_public_converters():
     assert users == []
 
 
-def test_no_area_imports_the_porter_but_cpp_extension():
-    """Native builds take their lock and toolkit paths from _core; only the cpp_extension
-    area uses the porter (BuildExtension ports a user's sources)."""
+def test_no_area_imports_the_porter_but_the_build_translators():
+    """Native builds take their lock and toolkit paths from _core; only the areas that
+    translate a user's build use the porter: cpp_extension (BuildExtension ports a user's
+    sources) and tvm_ffi_build (tvm-ffi's ninja file, through the porter's flag table)."""
     edges = graph()
     users = sorted(n for n, targets in edges.items() if n.startswith("torchada.areas")
                    and any(t.startswith("torchada.porting") for t in targets))
-    assert users == ["torchada.areas.cpp_extension"]
+    assert users == ["torchada.areas.cpp_extension", "torchada.areas.tvm_ffi_build"]

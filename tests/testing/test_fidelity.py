@@ -170,7 +170,8 @@ with torch.musa.stream(s):
 refused(g2.capture_end, "Capture must end on the same stream it began on")
 with torch.musa.stream(s):
     g2.capture_end()
-assert torch.musa.get_arch_list() == [torch_musa._MUSAC._musa_getArchFlags()]
+# bare arch numbers (CMakeLists.txt:397 at v2.7.1), as musa_extension.py:816 int()s them
+assert torch.musa.get_arch_list() == ["%d%d" % torch.musa.get_device_capability(0)]
 print("OK")
 '''
 

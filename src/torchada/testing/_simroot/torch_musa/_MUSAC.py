@@ -114,8 +114,12 @@ def _musa_isInBadFork():
 
 
 def _musa_getArchFlags():
+    # csrc/core/Module.cpp:806-815 (v2.7.1) returns the MUSA_ARCH_FLAGS define, which
+    # CMakeLists.txt:397,401 makes from TORCH_MUSA_ARCH_LIST joined by spaces: bare arch
+    # numbers ("21 22 31"; line 253 prefixes mp_ only for mcc), which musa_extension.py:816
+    # reads with int(). Which archs a release is built for: unknown (the card's one here).
     major, minor = _cfg.capability
-    return f"mp_{major}{minor}"
+    return f"{major}{minor}"
 
 
 def _musa_sleep(cycles):

@@ -123,7 +123,8 @@ def register_musa_hook():
 
 def get_arch_list() -> List[str]:
     # torch_musa/core/device.py:167 (manifest): [] when unavailable, else the compiled arch
-    # flags split on whitespace.  Which flags a release is built for: unknown (we give one).
+    # flags split on whitespace (bare numbers such as "31": _MUSAC._musa_getArchFlags).
+    # Which flags a release is built for: unknown (we give one).
     if not is_available():
         return []
     return _MUSAC._musa_getArchFlags().split()
