@@ -10,6 +10,13 @@ device's generator: a seed drawn from it (advancing it, so ``manual_seed`` on th
 reproduces a run) seeds the CPU generator the kernel uses; the CPU's own generator is left
 as it was.
 
+Sparse tensors (the kernel also serves SparsePrivateUse1 / SparseCsrPrivateUse1) are copied
+with their indices and values (``Tensor.cpu()`` / ``.to(device)``, which rebuild them from
+their members); one written in place gets the CPU result through ATen's sparse copy kernels,
+which only move its members (``_copy_back_sparse``). A sparse result is never a view of a
+device argument: it comes back as a copy. ``FieldKernel`` serves the accessors that read a
+sparse tensor's own fields.
+
 The op's own errors (shapes, dtypes) come from the CPU kernel and are raised as they are;
 a failure of the copying itself raises NotImplementedError naming the op, which is what
 torch_musa raises for it without the fallback.
@@ -73,7 +80,8 @@ class CpuKernel:
         if isinstance(value, torch.Tensor):
             if not self._on_device(value):
                 return value
-            if keep_storage:  # a view result must be found in the argument's own storage
+            if keep_storage and value.layout == torch.strided:
+                # a view result must be found in the argument's own storage
                 storage = value.untyped_storage().cpu()
                 return torch.empty(0, dtype=value.dtype).set_(
                     storage, value.storage_offset(), value.size(), value.stride())
@@ -93,7 +101,9 @@ class CpuKernel:
     # -- results --------------------------------------------------------------------------
     def _copy_back(self, original, cpu):
         torch = self.torch
-        if isinstance(original, torch.Tensor):
+        if isinstance(original, torch.Tensor) and original.layout != torch.strided:
+            _copy_back_sparse(torch, original, cpu)
+        elif isinstance(original, torch.Tensor):
             if original.shape != cpu.shape:
                 original.resize_(cpu.shape)
             original.copy_(cpu)
@@ -106,7 +116,7 @@ class CpuKernel:
         torch = self.torch
         if kind == _WRITE:
             return values[j]
-        if kind == _VIEW and isinstance(value, torch.Tensor):
+        if kind == _VIEW and isinstance(value, torch.Tensor) and value.layout == torch.strided:
             base = values[j]
             if (value.dtype == base.dtype and value.untyped_storage().data_ptr()
                     == cpu[j].untyped_storage().data_ptr()):
@@ -174,3 +184,56 @@ class CpuKernel:
             "%s has no kernel in torch_musa and torchada's CPU fallback could not run it "
             "(%s: %s); set TORCHADA_CPU_FALLBACK=0 to see torch_musa's own error"
             % (self.name, type(exc).__name__, exc))
+
+
+def _keyset(torch, key):
+    return torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, key))
+
+
+def _copy_back_sparse(torch, original, cpu):
+    """The CPU result into the device sparse tensor ``original``, in place. Its own ``copy_``
+    is no way in: it is one of the ops the fallback serves (the call would come back here).
+    ATen's sparse copy kernels only read the source's members and set the destination's
+    (SparseTensor.cpp ``copy_sparse_``, SparseCsrTensor.cpp ``copy_sparse_compressed_``), so
+    they are run on the device tensor under the CPU's sparse key."""
+    src = cpu.to(original.device)
+    if original.layout == torch.sparse_coo:
+        torch.ops.aten.copy_sparse_to_sparse_.default.redispatch(
+            _keyset(torch, "SparseCPU"), original, src, False)
+        return
+    csr = _keyset(torch, "SparseCsrCPU")
+    if original._nnz() != src._nnz() or original.shape != src.shape:
+        # copy_sparse_compressed_ needs equal sizes and nnz: resize the members first
+        torch.ops.aten.resize_as_sparse_.default.redispatch(csr, original, src)
+    torch.ops.aten.copy_.default.redispatch(csr, original, src, False)
+
+
+# Overloads whose ATen sparse kernel reads or sets the tensor's own fields and moves no data
+# (aten/src/ATen/native/sparse/SparseTensor.cpp: sparse_dim_sparse, dense_dim_sparse,
+# _indices_sparse, ...; SparseCsrTensor.cpp: the compressed accessors). torch_musa registers
+# these same ATen kernels for the rows it has (2.7.1: musa_functions.yaml:4172-4219).
+FIELD_READERS = frozenset(
+    "aten::" + n for n in ("_indices", "_values", "indices", "values", "crow_indices",
+                           "col_indices", "ccol_indices", "row_indices", "_nnz", "sparse_dim",
+                           "dense_dim", "_dimI", "_dimV", "is_coalesced", "_coalesced_"))
+FIELD_READ = ("ATen's accessor ran on the device tensor itself (it reads the tensor's fields: "
+              "no copy)")
+
+
+class FieldKernel:
+    """A field accessor torch_musa lacks for a sparse key: the CPU sparse key's kernel run on
+    the device tensor (``redispatch``). A copy would not do: ``ccol_indices()`` must be a view
+    of the tensor's own member, and copying a CSC tensor needs that accessor."""
+
+    def __init__(self, torch, op, stats, cpu_key, why):
+        self.op, self.stats, self.why = op, stats, why
+        self.keyset = _keyset(torch, cpu_key)
+        schema = op._schema
+        self.name = "aten::%s%s" % (schema.name.split("::")[-1],
+                                     "." + schema.overload_name if schema.overload_name else "")
+
+    def __call__(self, *args, **kwargs):
+        started = time.perf_counter()
+        out = self.op.redispatch(self.keyset, *args, **kwargs)
+        self.stats.hit(self.name, time.perf_counter() - started, self.why, FIELD_READ)
+        return out

@@ -11,6 +11,10 @@ registers its kernels from C++, so which of those it has comes from one of:
    from torch_musa's sources, ``torchada.testing.optable``);
 3. a backend fallback and no table: nothing is known to be missing.
 
+The sparse keys (``SparsePrivateUse1`` for COO, ``SparseCsrPrivateUse1`` for CSR/CSC/BSR/BSC)
+are decided the same way, each against its own rows: an overload needs a kernel for one when
+the CPU's sparse key (``SparseCPU`` / ``SparseCsrCPU``) has one (``needs_sparse_kernel``).
+
 Names are the dispatcher's: ``aten::name.overload``, ``aten::name`` for the default overload.
 
 The scan of the CPU and composite registrations (``needs_device_kernel``, ~2.5 ms) depends
@@ -29,10 +33,12 @@ COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd",
 # An operator with a CPU kernel only and never a composite one: its dispatch table tells
 # whether PrivateUse1 has a backend fallback.
 _PROBE_OP = "aten::special_airy_ai.out"
+# The device's sparse keys and the CPU key whose kernels the fallback runs for each.
+SPARSE_KEYS = {"SparsePrivateUse1": "SparseCPU", "SparseCsrPrivateUse1": "SparseCsrCPU"}
 
 
-def table_ops(release):
-    """(overloads torch_musa ``release`` registers for PrivateUse1, overloads its table knows,
+def table_ops(release, key="PrivateUse1"):
+    """(overloads torch_musa ``release`` registers for ``key``, overloads its table knows,
     the release of the table used) as frozensets of dispatcher names and a string, or None
     where no operator table is available.
 
@@ -46,7 +52,7 @@ def table_ops(release):
 
         modelled = optable.table_for(release)
         table = optable.load(modelled)
-        return (frozenset(optable.registered(table, "PrivateUse1")),
+        return (frozenset(optable.registered(table, key)),
                 frozenset(table["torch_ops"]), modelled)
     except (ImportError, AttributeError, KeyError, LookupError, OSError, ValueError):
         return None
@@ -121,32 +127,41 @@ def _scan_needs_device_kernel(torch):
     return {n for n in _registrations(torch, "CPU") if n.startswith("aten::")} - composite
 
 
-def has_backend_fallback(torch):
+def needs_sparse_kernel(torch, key):
+    """aten overloads with a kernel for the CPU's sparse key matching ``key``. No composite is
+    subtracted: a composite that fills a sparse slot is the dense one (``copy_``, ``clone``,
+    the structured ops' default kernel), and torch registers no CompositeImplicitAutograd op
+    with a sparse kernel (tests/areas/cpu_fallback/test_cpu_fallback_sparse.py checks). Read
+    live, not cached: 0.3 ms for both keys at activation."""
+    return {n for n in _registrations(torch, SPARSE_KEYS[key]) if n.startswith("aten::")}
+
+
+def has_backend_fallback(torch, key="PrivateUse1"):
     try:
         table = torch._C._dispatch_dump_table(_PROBE_OP)
     except RuntimeError:
         return False
-    return any(line.startswith("PrivateUse1:") and "[backend fallback]" in line
+    return any(line.startswith(key + ":") and "[backend fallback]" in line
                for line in table.splitlines())
 
 
-_answers = {}  # release -> the first answer, given before the fallback registered anything
+_answers = {}  # (release, key) -> the first answer, given before the fallback registered anything
 
 
-def missing_ops(torch, release):
-    """(sorted names torch_musa ``release`` lacks, where that answer comes from). The first
-    answer is kept: later the fallback's own kernels are among the registrations."""
-    if release not in _answers:
-        _answers[release] = _missing_ops(torch, release)
-    return _answers[release]
+def missing_ops(torch, release, key="PrivateUse1"):
+    """(sorted names torch_musa ``release`` lacks for ``key``, where that answer comes from).
+    The first answer is kept: later the fallback's own kernels are among the registrations."""
+    if (release, key) not in _answers:
+        _answers[(release, key)] = _missing_ops(torch, release, key)
+    return _answers[(release, key)]
 
 
-def _missing_ops(torch, release):
-    live = _registrations(torch, "PrivateUse1")
-    needed = needs_device_kernel(torch)
-    if not has_backend_fallback(torch):
-        return sorted(needed - live), "the dispatcher's PrivateUse1 registrations"
-    table = table_ops(release) if release else None
+def _missing_ops(torch, release, key):
+    live = _registrations(torch, key)
+    needed = needs_device_kernel(torch) if key == "PrivateUse1" else needs_sparse_kernel(torch, key)
+    if not has_backend_fallback(torch, key):
+        return sorted(needed - live), "the dispatcher's %s registrations" % key
+    table = table_ops(release, key) if release else None
     if table is not None:
         registered, known, modelled = table
         return (sorted((needed & known) - registered - live),

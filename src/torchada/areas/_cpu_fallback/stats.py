@@ -4,6 +4,7 @@ import threading
 import warnings
 
 SWITCH = "TORCHADA_CPU_FALLBACK=0"
+CPU_COPY = "it ran on the CPU (inputs copied there, results back to the device: slower)"
 
 
 class FallbackStats:
@@ -12,7 +13,7 @@ class FallbackStats:
         self._lock = threading.Lock()
         self._ops = {}  # name -> [calls, seconds, first site]
 
-    def hit(self, name, seconds, why):
+    def hit(self, name, seconds, why, how=None):
         with self._lock:
             entry = self._ops.get(name)
             first = entry is None
@@ -23,10 +24,9 @@ class FallbackStats:
         if first:
             site = _site()
             entry[2] = site
-            warnings.warn("torchada: %s %s; it ran on the CPU (inputs copied there, results "
-                          "back to the device: slower)%s. %s makes it raise as torch_musa "
-                          "does" % (name, why, " at %s" % site if site else "", SWITCH),
-                          RuntimeWarning, stacklevel=4)
+            warnings.warn("torchada: %s %s; %s%s. %s makes it raise as torch_musa does" % (
+                name, why, how or CPU_COPY, " at %s" % site if site else "", SWITCH),
+                RuntimeWarning, stacklevel=4)
 
     def snapshot(self):
         with self._lock:

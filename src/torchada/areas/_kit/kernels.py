@@ -57,3 +57,18 @@ def register(library, op_name, kernel, key="PrivateUse1", with_keyset=False):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_OVERRIDE_WARNING.pattern, category=UserWarning)
         library.impl(op_name, kernel, key, with_keyset=with_keyset)
+
+
+def register_all(library, kernels, key="PrivateUse1"):
+    """``register`` for many ``(op_name, kernel)`` pairs under one warning filter (a filter per
+    kernel was most of the cost of hundreds of registrations); the names of those this torch
+    refused, with the exception's type."""
+    refused = []
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_OVERRIDE_WARNING.pattern, category=UserWarning)
+        for op_name, kernel in kernels:
+            try:
+                library.impl(op_name, kernel, key)
+            except Exception as exc:  # an overload this torch cannot take a Python kernel for
+                refused.append("%s (%s)" % (op_name, type(exc).__name__))
+    return refused

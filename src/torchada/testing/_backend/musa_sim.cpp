@@ -26,24 +26,19 @@
 #include <ATen/ops/view_native.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors_native.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors.h>
-#include <ATen/ops/_sparse_coo_tensor_with_dims_native.h>
 #include <ATen/ops/_indices_native.h>
 #include <ATen/ops/_values_native.h>
 #include <ATen/ops/indices_native.h>
 #include <ATen/ops/values_native.h>
 #include <ATen/ops/_nnz_native.h>
 #include <ATen/ops/sparse_dim_native.h>
-#include <ATen/ops/dense_dim_native.h>
 #include <ATen/ops/is_coalesced_native.h>
 #include <ATen/ops/_coalesced_native.h>
-#include <ATen/ops/empty_native.h>
 #include <ATen/SparseTensorImpl.h>
 #include <ATen/SparseCsrTensorImpl.h>
 #include <ATen/ops/_sparse_compressed_tensor_unsafe.h>
 #include <ATen/ops/crow_indices_native.h>
 #include <ATen/ops/col_indices_native.h>
-#include <ATen/ops/ccol_indices_native.h>
-#include <ATen/ops/row_indices_native.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
@@ -889,6 +884,8 @@ void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target
 struct OpTable {
   std::unordered_set<std::string> registered;
   std::unordered_set<std::string> known;
+  std::unordered_set<std::string> sparse;      // registered for SparsePrivateUse1
+  std::unordered_set<std::string> sparse_csr;  // registered for SparseCsrPrivateUse1
 };
 std::atomic<const OpTable*> g_op_table{nullptr};
 std::mutex g_op_cache_mutex;
@@ -916,25 +913,34 @@ bool release_has_kernel(const c10::OperatorHandle& op) {
 }
 
 // What the dispatcher raises for a backend without a kernel (OperatorEntry::reportError:
-// c10::NotImplementedError, the PrivateUse1 key shown under its registered name).
-[[noreturn]] void report_missing_kernel(const c10::OperatorHandle& op) {
+// c10::NotImplementedError, the PrivateUse1 key shown under its registered name; the sparse
+// keys as torch 2.7.1 and 2.13 name them once the backend is renamed: "Sparsemusa" /
+// "SparseCsrmusa", where c10::toString here says "SparsePrivateUse1").
+[[noreturn]] void report_missing_kernel(const c10::OperatorHandle& op,
+                                        c10::DispatchKey key = c10::DispatchKey::PrivateUse1) {
   std::ostringstream keys;
   bool first = true;
   for (uint16_t i = 1; i < static_cast<uint16_t>(c10::DispatchKey::EndOfAliasKeys); ++i) {
     auto k = static_cast<c10::DispatchKey>(i);
-    if (k == c10::DispatchKey::PrivateUse1 || !op.hasKernelForDispatchKey(k)) continue;
+    if (k == key || !op.hasKernelForDispatchKey(k)) continue;
     keys << (first ? "" : ", ") << c10::toString(k);
     first = false;
   }
   const std::string name = op_full_name(op.operator_name());
+  const std::string backend =
+      (key == c10::DispatchKey::SparsePrivateUse1 ? "Sparse"
+       : key == c10::DispatchKey::SparseCsrPrivateUse1 ? "SparseCsr" : "") +
+      c10::get_privateuse1_backend();
   TORCH_CHECK_NOT_IMPLEMENTED(false, "Could not run '", name, "' with arguments from the '",
-                              c10::get_privateuse1_backend(), "' backend. This could be because the operator "
+                              backend, "' backend. This could be because the operator "
                               "doesn't exist for this backend. '", name,
                               "' is only available for these backends: [", keys.str(), "].");
 }
 
-void set_op_table(std::vector<std::string> registered, std::vector<std::string> known) {
-  auto* t = new OpTable{{registered.begin(), registered.end()}, {known.begin(), known.end()}};
+void set_op_table(std::vector<std::string> registered, std::vector<std::string> known,
+                  std::vector<std::string> sparse, std::vector<std::string> sparse_csr) {
+  auto* t = new OpTable{{registered.begin(), registered.end()}, {known.begin(), known.end()},
+                        {sparse.begin(), sparse.end()}, {sparse_csr.begin(), sparse_csr.end()}};
   std::lock_guard<std::mutex> guard(g_op_cache_mutex);
   g_op_cache.clear();
   g_op_table.store(t, std::memory_order_release);  // a previous table is left alive: a call may read it
@@ -1111,15 +1117,23 @@ TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
 // ---------------------------------------------------------------- sparse tensors
 // A musa sparse tensor is a SparseTensorImpl (COO, key SparsePrivateUse1) or a
 // SparseCsrTensorImpl (CSR/CSC/BSR/BSC, SparseCsrPrivateUse1) whose member tensors are musa
-// strided tensors, as SparseCUDA's are CUDA tensors.  Constructors and accessors are ATen's
-// generic sparse kernels; every other op runs the SparseCPU / SparseCsrCPU kernel on copies
-// and moves the result back.  Which sparse ops the real torch_musa registers is unknown (its
-// kernels are not in the manifest).
+// strided tensors, as SparseCUDA's are CUDA tensors.  The ops it has are the release's table
+// rows for the two keys (torch_musa 2.7.1: musa_functions.yaml:4142-4219, 13 SparsePrivateUse1
+// and 6 SparseCsrPrivateUse1 overloads, all ATen kernels named in the yaml): the member
+// accessors and the COO constructor are those ATen kernels, registered below; the other rows
+// run their SparseCPU / SparseCsrCPU kernel on copies (sparse_backend_fallback).  An overload
+// the table does not register for the key has no kernel, as on a card: torch_musa registers
+// no backend fallback for either key (the table's only fallback is AutogradPrivateUse1), so
+// the dispatcher takes a composite kernel where torch has one for that key (copy_, clone,
+// the structured ops' default kernel on SparseCsr...) and otherwise raises.
 bool is_compressed(c10::Layout l) {
   return l == c10::kSparseCsr || l == c10::kSparseCsc || l == c10::kSparseBsr || l == c10::kSparseBsc;
 }
 
-// (compressed, plain) indices of a CSR/CSC/BSR/BSC tensor.
+// (compressed, plain) indices of a CSR/CSC/BSR/BSC tensor, through the dispatcher as ATen's
+// kernels get them (at::sparse_csr::getCompressedPlainIndices): on musa, CSR / BSR reach the
+// registered crow_indices / col_indices; CSC / BSC reach ccol_indices / row_indices, which
+// the table does not register, so they raise as on a card.
 std::pair<at::Tensor, at::Tensor> compressed_members(const at::Tensor& t) {
   bool rows = t.layout() == c10::kSparseCsr || t.layout() == c10::kSparseBsr;
   return rows ? std::make_pair(t.crow_indices(), t.col_indices())
@@ -1135,9 +1149,13 @@ at::Tensor sparse_to(const at::Tensor& t, c10::Device d) {
   }
   TORCH_CHECK(t.layout() == c10::kSparse, "musa simulator: ", t.layout(),
               " tensors are not supported on musa");
+  // The fields, not the ops: dense_dim has no SparsePrivateUse1 row (its composite default
+  // raises for COO), yet the card coalesces a musa COO tensor (torch_musa's own test,
+  // tests/unittest/sparse/test_csr.py:29): its kernels read the impl.
+  const auto* impl = static_cast<const at::SparseTensorImpl*>(t.unsafeGetTensorImpl());
   return at::_sparse_coo_tensor_with_dims_and_tensors(
-      t.sparse_dim(), t.dense_dim(), t.sizes(), t._indices().to(d), t._values().to(d),
-      t.options().device(d), t.is_coalesced());
+      impl->sparse_dim(), impl->dense_dim(), t.sizes(), impl->indices().to(d),
+      impl->values().to(d), t.options().device(d), impl->coalesced());
 }
 
 at::Tensor any_to_cpu(const at::Tensor& t) {
@@ -1219,59 +1237,59 @@ void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 }
 
-// Structured ops have a CompositeExplicitAutogradNonFunctional "default backend kernel" that
-// takes the sparse musa slots (it is dense-only); route them to the fallback instead.
-constexpr const char* kStructuredSparseOps[] = {
-    "mm", "mm.out", "addmm", "addmm.out", "addmm_", "addmv", "addmv.out", "addmv_",
-    "bmm", "bmm.out", "baddbmm", "baddbmm.out", "add.Tensor", "add.out", "add_.Tensor",
-    "sub.Tensor", "sub.out", "sub_.Tensor", "mul.Tensor", "mul.out", "mul_.Tensor",
-    "div.Tensor", "div.out", "div_.Tensor"};
-
-void route_to_sparse_fallback(torch::Library& m) {
-  for (const char* op : kStructuredSparseOps)
-    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
-  // copy_ has a CompositeExplicitAutograd kernel (the dense one) that would otherwise take
-  // these keys; SparseCPU/SparseCUDA register copy_sparse_wrapper_, reached via the fallback.
-  m.impl("copy_", torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+// Whether the installed table registers `name` for sparse `key`.  No table, or an overload
+// outside the release's torch, decides nothing and runs, as on the dense key.
+bool sparse_release_has_kernel(c10::DispatchKey key, const std::string& name) {
+  const OpTable* t = g_op_table.load(std::memory_order_acquire);
+  if (t == nullptr || t->known.count(name) == 0) return true;
+  const auto& rows = key == c10::DispatchKey::SparseCsrPrivateUse1 ? t->sparse_csr : t->sparse;
+  return rows.count(name) == 1;
 }
 
+// The boxed fallback of both sparse keys stands in for the kernels the table registers (they
+// run on the CPU); any other overload reaching it is one the card has no kernel for.  No
+// per-op cache: sparse calls copy their tensors to the CPU anyway.
+void sparse_backend_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
+                             torch::jit::Stack* stack) {
+  const c10::DispatchKey key = ks.highestPriorityTypeId();
+  if (!sparse_release_has_kernel(key, op_full_name(op.operator_name())))
+    report_missing_kernel(op, key);
+  sparse_fallback(op, stack);
+}
+
+// Rows of torch_musa 2.7.1's table for SparsePrivateUse1 whose kernel only reads or writes the
+// tensor's own fields: ATen's kernels, as the yaml names them (lines cited).  The others of
+// the 13 (_coalesce 4193, _to_sparse 4157, _to_sparse.sparse_dim 4148, _to_sparse_csr 4166)
+// compute, so they run on the CPU through the fallback.
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
-  route_to_sparse_fallback(m);
-  m.impl("_sparse_coo_tensor_with_dims_and_tensors", at::native::new_with_dims_and_tensor_sparse_symint);
-  m.impl("_sparse_coo_tensor_with_dims", at::native::new_with_dims_sparse);
-  m.impl("empty.memory_format", at::native::empty_sparse);
-  m.impl("_indices", at::native::_indices_sparse);
-  m.impl("_values", at::native::_values_sparse);
-  m.impl("indices", at::native::indices_sparse);
-  m.impl("values", at::native::values_sparse);
-  m.impl("_nnz", at::native::_nnz_sparse);
-  m.impl("sparse_dim", at::native::sparse_dim_sparse);
-  m.impl("dense_dim", at::native::dense_dim_sparse);
-  m.impl("is_coalesced", at::native::is_coalesced_sparse);
-  m.impl("_coalesced_", at::native::_coalesced_sparse_);
+  m.impl("_sparse_coo_tensor_with_dims_and_tensors",
+         at::native::new_with_dims_and_tensor_sparse_symint);  // yaml:4142
+  m.impl("sparse_dim", at::native::sparse_dim_sparse);         // yaml:4172
+  m.impl("_nnz", at::native::_nnz_sparse);                     // yaml:4176
+  m.impl("_indices", at::native::_indices_sparse);             // yaml:4181
+  m.impl("_values", at::native::_values_sparse);               // yaml:4185
+  m.impl("is_coalesced", at::native::is_coalesced_sparse);     // yaml:4189
+  m.impl("_coalesced_", at::native::_coalesced_sparse_);       // yaml:4199
+  m.impl("indices", at::native::indices_sparse);               // yaml:4203
+  m.impl("values", at::native::values_sparse);                 // yaml:4207
 }
 
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_backend_fallback>());
 }
 
-// Compressed layouts (CSR/CSC/BSR/BSC): member accessors are ATen's SparseCsr kernels; the
-// rest runs on SparseCsrCPU through the same fallback.
+// The same for SparseCsrPrivateUse1's 6 rows (_to_sparse and _to_sparse.sparse_dim compute:
+// the fallback).  ccol_indices / row_indices are not among them: on a CSC / BSC tensor they
+// reach ATen's composite default, which raises, as on a card.
 TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
-  route_to_sparse_fallback(m);
-  m.impl("crow_indices", at::native::crow_indices_sparse_csr);
-  m.impl("col_indices", at::native::col_indices_sparse_csr);
-  m.impl("ccol_indices", at::native::ccol_indices_sparse_csr);
-  m.impl("row_indices", at::native::row_indices_sparse_csr);
-  m.impl("values", at::native::values_sparse_csr);
-  m.impl("_nnz", at::native::_nnz_sparse_csr);
-  m.impl("sparse_dim", at::native::sparse_dim_sparse_csr);
-  m.impl("dense_dim", at::native::dense_dim_sparse_csr);
-  m.impl("empty.memory_format", at::native::empty_sparse_compressed);
+  m.impl("_nnz", at::native::_nnz_sparse_csr);                 // yaml:4176
+  m.impl("values", at::native::values_sparse_csr);             // yaml:4207
+  m.impl("crow_indices", at::native::crow_indices_sparse_csr); // yaml:4213
+  m.impl("col_indices", at::native::col_indices_sparse_csr);   // yaml:4217
 }
 
 TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_backend_fallback>());
 }
 
 // ---------------------------------------------------------------- control ops
@@ -1520,7 +1538,7 @@ TORCH_LIBRARY(musa_sim, m) {
   m.def("set_default_generator(int dev, Generator? g) -> ()", set_default_generator);
   m.def("use_device_allocator(bool on) -> bool", use_device_allocator);
   m.def("cpu_view(Tensor self) -> Tensor");
-  m.def("set_op_table(str[] registered, str[] known) -> ()", set_op_table);
+  m.def("set_op_table(str[] registered, str[] known, str[] sparse, str[] sparse_csr) -> ()", set_op_table);
   m.def("op_table_allows(str name) -> bool", op_table_allows);
   m.def("install_autograd_fallback() -> bool", install_autograd_fallback);
 }

@@ -1,6 +1,8 @@
 """The simulated release's operator set: the table generated from torch_musa's sources
 (``torchada.testing.optable``) handed to the C++ backend, whose fallback then runs an aten
-overload only if the release registers it (``musa_sim.cpp``, ``set_op_table``).
+overload only if the release registers it (``musa_sim.cpp``, ``set_op_table``); the same
+for the sparse keys, whose fallback runs only the release's SparsePrivateUse1 /
+SparseCsrPrivateUse1 rows (``sparse_backend_fallback``).
 
 The release is the simulated one (``TORCHADA_SIM_TORCH_MUSA_VERSION``); a release without
 its own table is modelled by the newest older table (``optable.table_for``).
@@ -10,13 +12,16 @@ import torch
 from torchada.testing import optable
 
 KEY = "PrivateUse1"
+SPARSE_KEYS = ("SparsePrivateUse1", "SparseCsrPrivateUse1")
 
 
 def install(version):
     """Install the table modelling torch_musa `version`; returns the table's release."""
     release = optable.table_for(version)
     table = optable.load(release)
-    torch.ops.musa_sim.set_op_table(sorted(optable.registered(table, KEY)), table["torch_ops"])
+    sparse = [sorted(optable.registered(table, key)) for key in SPARSE_KEYS]
+    torch.ops.musa_sim.set_op_table(sorted(optable.registered(table, KEY)), table["torch_ops"],
+                                    *sparse)
     return release
 
 
