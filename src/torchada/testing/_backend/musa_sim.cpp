@@ -884,8 +884,6 @@ void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target
 struct OpTable {
   std::unordered_set<std::string> registered;
   std::unordered_set<std::string> known;
-  std::unordered_set<std::string> sparse;      // registered for SparsePrivateUse1
-  std::unordered_set<std::string> sparse_csr;  // registered for SparseCsrPrivateUse1
 };
 std::atomic<const OpTable*> g_op_table{nullptr};
 std::mutex g_op_cache_mutex;
@@ -937,10 +935,13 @@ bool release_has_kernel(const c10::OperatorHandle& op) {
                               "' is only available for these backends: [", keys.str(), "].");
 }
 
+void register_sparse_tables(const std::vector<std::string>& sparse,
+                            const std::vector<std::string>& sparse_csr);
+
 void set_op_table(std::vector<std::string> registered, std::vector<std::string> known,
                   std::vector<std::string> sparse, std::vector<std::string> sparse_csr) {
-  auto* t = new OpTable{{registered.begin(), registered.end()}, {known.begin(), known.end()},
-                        {sparse.begin(), sparse.end()}, {sparse_csr.begin(), sparse_csr.end()}};
+  register_sparse_tables(sparse, sparse_csr);
+  auto* t = new OpTable{{registered.begin(), registered.end()}, {known.begin(), known.end()}};
   std::lock_guard<std::mutex> guard(g_op_cache_mutex);
   g_op_cache.clear();
   g_op_table.store(t, std::memory_order_release);  // a previous table is left alive: a call may read it
@@ -1121,7 +1122,7 @@ TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
 // rows for the two keys (torch_musa 2.7.1: musa_functions.yaml:4142-4219, 13 SparsePrivateUse1
 // and 6 SparseCsrPrivateUse1 overloads, all ATen kernels named in the yaml): the member
 // accessors and the COO constructor are those ATen kernels, registered below; the other rows
-// run their SparseCPU / SparseCsrCPU kernel on copies (sparse_backend_fallback).  An overload
+// run their SparseCPU / SparseCsrCPU kernel on copies (register_sparse_rows).  An overload
 // the table does not register for the key has no kernel, as on a card: torch_musa registers
 // no backend fallback for either key (the table's only fallback is AutogradPrivateUse1), so
 // the dispatcher takes a composite kernel where torch has one for that key (copy_, clone,
@@ -1237,30 +1238,44 @@ void sparse_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 }
 
-// Whether the installed table registers `name` for sparse `key`.  No table, or an overload
-// outside the release's torch, decides nothing and runs, as on the dense key.
-bool sparse_release_has_kernel(c10::DispatchKey key, const std::string& name) {
-  const OpTable* t = g_op_table.load(std::memory_order_acquire);
-  if (t == nullptr || t->known.count(name) == 0) return true;
-  const auto& rows = key == c10::DispatchKey::SparseCsrPrivateUse1 ? t->sparse_csr : t->sparse;
-  return rows.count(name) == 1;
+// The computing rows of the release's table for the sparse keys get the CPU-copy runner as
+// their kernel, one registration per row, as torch_musa registers one kernel per yaml row
+// (musa_functions.yaml:4142-4219 at v2.7.1) and no backend fallback for these keys (its only
+// fallback is AutogradPrivateUse1: VariableFallbackKernel_musa.cpp:30).  So an overload
+// outside the table finds no kernel and the dispatcher raises its own NotImplementedError,
+// naming 'Sparsemusa' / 'SparseCsrmusa', as on a card.  Rows whose ATen kernel only reads or
+// writes the tensor's fields are registered statically below; rows this torch does not have
+// are skipped.  Registered once per process (the first table installed).
+std::once_flag g_sparse_rows_once;
+std::vector<std::unique_ptr<torch::Library>> g_sparse_libraries;
+
+void register_sparse_rows(c10::DispatchKey key, const std::vector<std::string>& rows) {
+  auto library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", key,
+                                                  __FILE__, __LINE__);
+  for (const auto& row : rows) {
+    const std::string bare = row.rfind("aten::", 0) == 0 ? row.substr(6) : row;
+    const auto dot = bare.find('.');
+    c10::OperatorName name("aten::" + bare.substr(0, dot),
+                           dot == std::string::npos ? "" : bare.substr(dot + 1));
+    auto op = c10::Dispatcher::singleton().findOp(name);
+    if (!op || op->hasKernelForDispatchKey(key)) continue;
+    library->impl(bare.c_str(), torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
+  }
+  g_sparse_libraries.push_back(std::move(library));
 }
 
-// The boxed fallback of both sparse keys stands in for the kernels the table registers (they
-// run on the CPU); any other overload reaching it is one the card has no kernel for.  No
-// per-op cache: sparse calls copy their tensors to the CPU anyway.
-void sparse_backend_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
-                             torch::jit::Stack* stack) {
-  const c10::DispatchKey key = ks.highestPriorityTypeId();
-  if (!sparse_release_has_kernel(key, op_full_name(op.operator_name())))
-    report_missing_kernel(op, key);
-  sparse_fallback(op, stack);
+void register_sparse_tables(const std::vector<std::string>& sparse,
+                            const std::vector<std::string>& sparse_csr) {
+  std::call_once(g_sparse_rows_once, [&] {
+    register_sparse_rows(c10::DispatchKey::SparsePrivateUse1, sparse);
+    register_sparse_rows(c10::DispatchKey::SparseCsrPrivateUse1, sparse_csr);
+  });
 }
 
 // Rows of torch_musa 2.7.1's table for SparsePrivateUse1 whose kernel only reads or writes the
 // tensor's own fields: ATen's kernels, as the yaml names them (lines cited).  The others of
 // the 13 (_coalesce 4193, _to_sparse 4157, _to_sparse.sparse_dim 4148, _to_sparse_csr 4166)
-// compute, so they run on the CPU through the fallback.
+// compute, so they run on the CPU (register_sparse_rows).
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("_sparse_coo_tensor_with_dims_and_tensors",
          at::native::new_with_dims_and_tensor_sparse_symint);  // yaml:4142
@@ -1274,22 +1289,14 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("values", at::native::values_sparse);                 // yaml:4207
 }
 
-TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_backend_fallback>());
-}
-
 // The same for SparseCsrPrivateUse1's 6 rows (_to_sparse and _to_sparse.sparse_dim compute:
-// the fallback).  ccol_indices / row_indices are not among them: on a CSC / BSC tensor they
+// register_sparse_rows).  ccol_indices / row_indices are not among them: on a CSC / BSC tensor they
 // reach ATen's composite default, which raises, as on a card.
 TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   m.impl("_nnz", at::native::_nnz_sparse_csr);                 // yaml:4176
   m.impl("values", at::native::values_sparse_csr);             // yaml:4207
   m.impl("crow_indices", at::native::crow_indices_sparse_csr); // yaml:4213
   m.impl("col_indices", at::native::col_indices_sparse_csr);   // yaml:4217
-}
-
-TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_backend_fallback>());
 }
 
 // ---------------------------------------------------------------- control ops

@@ -1,8 +1,8 @@
 """The simulated release's operator set: the table generated from torch_musa's sources
 (``torchada.testing.optable``) handed to the C++ backend, whose fallback then runs an aten
-overload only if the release registers it (``musa_sim.cpp``, ``set_op_table``); the same
-for the sparse keys, whose fallback runs only the release's SparsePrivateUse1 /
-SparseCsrPrivateUse1 rows (``sparse_backend_fallback``).
+overload only if the release registers it (``musa_sim.cpp``, ``set_op_table``); the
+release's SparsePrivateUse1 / SparseCsrPrivateUse1 rows are registered one kernel each
+(``register_sparse_rows``), with no fallback for those keys, as on a card.
 
 The release is the simulated one (``TORCHADA_SIM_TORCH_MUSA_VERSION``); a release without
 its own table is modelled by the newest older table (``optable.table_for``).
