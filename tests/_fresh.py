@@ -86,7 +86,13 @@ class TorchShutdownAbort(UserWarning):
 
 
 def _shutdown_abort_after_finishing(proc, finished):
-    if proc.returncode not in (-6, 134) or not finished or not os.path.exists(finished):
+    """``finished``: whether the child's code ran to its end (the path of the file it creates
+    then, or a bool read from its output)."""
+    if isinstance(finished, str):
+        finished = os.path.exists(finished)
+    # -6 / 134: the signal as subprocess and a shell report it; 250: a parent that passed the
+    # child's -6 on as its own exit status (torchada run)
+    if proc.returncode not in (-6, 134, 250) or not finished:
         return False
     lines = proc.stderr.strip().splitlines()
     if not lines or lines[-1].strip() != SHUTDOWN_ABORT:
@@ -98,6 +104,19 @@ def _shutdown_abort_after_finishing(proc, finished):
     return sys.version_info[:2] == (3, 11) and Version(version("torch")) >= Version("2.13")
 
 
+def reported_shutdown_abort(proc, finished):
+    """True (and a TorchShutdownAbort warning) when ``proc`` finished its work, then hit
+    torch's shutdown abort; ``finished`` as for _shutdown_abort_after_finishing."""
+    if not _shutdown_abort_after_finishing(proc, finished):
+        return False
+    import warnings
+
+    warnings.warn(TorchShutdownAbort("%s: the code finished, then %r at exit (torch's "
+                                     "shutdown race)" % (" ".join(map(str, proc.args[1:4]))[:200],
+                                                         SHUTDOWN_ABORT)))
+    return True
+
+
 def run_argv(argv, *, env=None, python=None, check=True, timeout=300, cwd=None,
              finished=None):
     """``python <argv...>`` in a fresh interpreter; the CompletedProcess (text).
@@ -105,12 +124,7 @@ def run_argv(argv, *, env=None, python=None, check=True, timeout=300, cwd=None,
     proc = subprocess.run([python or sys.executable, *map(str, argv)],
                           env=env if env is not None else clean_env(), cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
-    if check and _shutdown_abort_after_finishing(proc, finished):
-        import warnings
-
-        warnings.warn(TorchShutdownAbort("%s: the code finished, then %r at exit (torch's "
-                                         "shutdown race)" % (" ".join(map(str, argv[:3]))[:200],
-                                                             SHUTDOWN_ABORT)))
+    if check and finished is not None and reported_shutdown_abort(proc, finished):
         return proc
     if check and proc.returncode != 0:
         raise AssertionError("subprocess %s failed (%d)\n--- stdout\n%s\n--- stderr\n%s"

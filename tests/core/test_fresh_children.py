@@ -40,3 +40,20 @@ def test_another_abort_after_the_code_finished_fails():
     code = AT_EXIT.replace("%s" % SHUTDOWN_ABORT, "free(): double free detected") + "pass\n"
     with pytest.raises(AssertionError, match=r"failed \(-6\)"):
         run_python(code)
+
+
+def test_a_parent_passing_the_abort_on_is_judged_by_what_it_printed():
+    import subprocess
+
+    from tests._fresh import reported_shutdown_abort
+
+    proc = subprocess.CompletedProcess(["python", "-m", "torchada", "run", "x.py"], 250, "",
+                                       "torchada summary\n%s\n" % SHUTDOWN_ABORT)
+    assert reported_shutdown_abort(proc, finished=False) is False
+    if RACE_HERE:
+        with pytest.warns(TorchShutdownAbort):
+            assert reported_shutdown_abort(proc, finished=True) is True
+    else:
+        assert reported_shutdown_abort(proc, finished=True) is False
+    proc.returncode = 1
+    assert reported_shutdown_abort(proc, finished=True) is False
