@@ -1,6 +1,8 @@
 """Version knobs and the defects of named releases: present where they must be, absent elsewhere."""
 import json
 
+from tests._releases import importable_or_skip
+
 PROBE = r'''
 import json, torch, torch_musa
 from torchada.testing._simconfig import config
@@ -77,7 +79,8 @@ def test_release_2_7_1(sim):
 
 
 def test_release_2_11_0_post1(sim):
-    r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1", TORCHADA_SIM_MUSA_VERSION="4300")
+    r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post1"),
+              TORCHADA_SIM_MUSA_VERSION="4300")
     assert r["version"] == "2.11.0.post1" and r["musa"] == "4300"
     if r["mm_out_dtype_ok"] is not None:
         assert r["mm_out_dtype_ok"] is False and r["bmm_out_dtype_ok"] is False
@@ -85,7 +88,7 @@ def test_release_2_11_0_post1(sim):
 
 
 def test_release_2_11_0_post2_fixes(sim):
-    r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2")
+    r = probe(sim, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"))
     assert r["mm_out_dtype_ok"] in (True, None)
     assert "mm_out_dtype" not in r["defects"] and "accelerator_memory" not in r["defects"]
     import torch

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from tests._fresh import last_json, run_sim
+from tests._releases import importable_or_skip
 
 HAS_REGISTRY = True
 try:
@@ -26,7 +27,7 @@ print(json.dumps({"imported_at_start": before, "same": cuda == musa, "n": len(cu
 
 
 def run(version):
-    proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=version)
+    proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip(version))
     return last_json(proc)
 
 

@@ -10,8 +10,9 @@ import signal
 import time
 
 from tests._fresh import FIXTURES, last_json, run_argv, run_sim, sim_env
+from tests._releases import runnable_or_skip
 
-IN_RANGE = "2.11.0.post1"     # below 2.11.0.post2: cpp_overrides applies
+IN_RANGE = runnable_or_skip("<2.11.0.post2")   # cpp_overrides applies below 2.11.0.post2
 TEST_CXX = FIXTURES / "test_cxx.sh"
 
 STATUS = """

@@ -5,6 +5,7 @@ with CPU results."""
 import torch
 
 from tests._fresh import last_json, run_sim
+from tests._releases import runnable_or_skip
 
 PROGRAM = """
 import json
@@ -37,6 +38,10 @@ HAS_OUT_DTYPE = any(s.overload_name == "dtype"
                     for s in torch._C._jit_get_schemas_for_operator("aten::mm"))
 
 
+# a release with the float64 log_ defect and the out_dtype one (log_f64_inplace's range)
+BROKEN = ">2.7.1,<2.11.0.post2"
+
+
 def run(version, **env):
     proc = run_sim(PROGRAM, TORCHADA_SIM_TORCH_MUSA_VERSION=version, **env)
     return last_json(proc)
@@ -48,14 +53,14 @@ def expected_log():
 
 def test_broken_release_without_the_fixes_is_broken():
     """The reference: what users of 2.11.0.post1 get without torchada's fixes."""
-    out = run("2.11.0.post1", TORCHADA_DISABLE_AREAS="operator_fixes")
+    out = run(runnable_or_skip(BROKEN, module=False), TORCHADA_DISABLE_AREAS="operator_fixes")
     assert "log_musa" in out["log"]["error"]
     if HAS_OUT_DTYPE:
         assert out["mm"] != out["mm_ref"] and out["bmm"] != out["bmm_ref"]
 
 
 def test_fixes_act_on_the_broken_release():
-    out = run("2.11.0.post1")
+    out = run(runnable_or_skip(BROKEN, module=False))
     assert out["log"] == {"same": True, "values": expected_log()}
     assert out["log_f32"] == torch.tensor([1.0, 8.0]).log().tolist()
     assert "operator_fixes.log_f64_inplace applied" in out["status"]
@@ -66,16 +71,18 @@ def test_fixes_act_on_the_broken_release():
 
 
 def test_fixes_stand_aside_on_fixed_releases():
-    out = run("2.13.0")
+    fixed = runnable_or_skip(">=2.13.0", module=False)
+    out = run(fixed)
     assert out["log"] == {"same": True, "values": expected_log()}
-    assert "log_f64_inplace skipped  - torch_musa 2.13.0 not in >2.7.1,<2.11.0.post2" in out["status"]
-    assert "mm_out_dtype skipped  - torch_musa 2.13.0 not in <2.13.0" in out["status"]
+    assert "log_f64_inplace skipped  - torch_musa %s not in >2.7.1,<2.11.0.post2" % fixed \
+        in out["status"]
+    assert "mm_out_dtype skipped  - torch_musa %s not in <2.13.0" % fixed in out["status"]
     # Only the every-release unit writes (isfinite_async: one library of trampolines).
     assert "1 writes" in out["status"] and "isfinite_async applied" in out["status"]
 
 
 def test_in_range_release_with_healthy_kernels_forwards_to_them():
-    out = run("2.11.0.post1", TORCHADA_SIM_DEFECTS="-mm_out_dtype")
+    out = run(runnable_or_skip(BROKEN, module=False), TORCHADA_SIM_DEFECTS="-mm_out_dtype")
     if HAS_OUT_DTYPE:
         assert out["mm"] == out["mm_ref"] and out["bmm"] == out["bmm_ref"]
         assert "native kernels healthy (override removed)" in out["status"]
@@ -107,7 +114,7 @@ def test_fixed_log_keeps_autograd_and_mm_is_safe_under_graph_capture():
             g.replay()
             out["replayed"] = c.cpu().tolist()
         print(json.dumps(out))
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post1")
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION=runnable_or_skip(BROKEN, module=False))
     out = last_json(proc)
     assert out["grad"] == (1 / torch.tensor([1.5, 3.0], dtype=torch.float64)).tolist()
     if HAS_OUT_DTYPE:
