@@ -15,6 +15,7 @@ import struct
 import pytest
 
 from tests._fresh import SIMROOT, last_json, run_sim
+from tests._releases import importable_or_skip
 
 NVIDIA = pathlib.Path(__file__).resolve().parents[2] / "data" / "nvidia_rng.json"
 M32 = 0xFFFFFFFF
@@ -115,7 +116,7 @@ def test_cuda_seed_gives_the_grid_stride_stream(release):
         b = torch.rand(7, device="cuda").cpu().tolist()
         state = torch.cuda.get_rng_state()
         print(json.dumps({"a": a, "b": b, "offset": int.from_bytes(bytes(state[8:16].tolist()), "little")}))
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION=release, TORCH_RNG_ALIGN="H200", **SMALL_GRID))
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip(release), TORCH_RNG_ALIGN="H200", **SMALL_GRID))
     ref_a, off_a = grid_stride_rand(5000, 1234, 0, 2, 512)
     ref_b, off_b = grid_stride_rand(7, 1234, off_a, 2, 512)
     assert off_a == 8  # two trips of the loop: the offset moves 2 x 4
@@ -133,9 +134,9 @@ def test_aligned_stream_depends_on_the_named_gpu():
         x = torch.rand(300000, device="cuda").cpu()
         print(json.dumps({"head": x[:4].tolist(), "tail": x[270336:270340].tolist()}))
     """
-    h200 = last_json(run_sim(code, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2",
+    h200 = last_json(run_sim(code, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"),
                              TORCH_RNG_ALIGN="H200"))
-    b200 = last_json(run_sim(code, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2",
+    b200 = last_json(run_sim(code, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"),
                              TORCH_RNG_ALIGN="b200"))
     assert h200["head"] == b200["head"]
     assert h200["tail"] != b200["tail"]
@@ -166,7 +167,7 @@ def test_aligned_stream_equals_an_nvidia_gpu():
             torch.cuda.manual_seed(seed)
             res["normal_@%d" % seed] = torch.empty(16, device="cuda").normal_(2.0, 3.0).cpu().tolist()
         print(json.dumps(res))
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2", TORCH_RNG_ALIGN="H200"))
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"), TORCH_RNG_ALIGN="H200"))
     # Uniform draws: bit for bit. Normal draws go through CUDA's __sincosf on arguments up to
     # 2*pi, outside the range its documented error bound covers: measured on an H100 they
     # differ by at most about 1e-6 (not asserted; docs/cuda_namespace.md).
@@ -197,12 +198,12 @@ def test_aligned_release_stays_quiet_and_unknown_gpu_is_named():
     proc = run_sim("""
         torch.cuda.manual_seed(0)
         print(torch.rand(2, device="cuda").sum().item() > 0)
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2", TORCH_RNG_ALIGN="H200")
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"), TORCH_RNG_ALIGN="H200")
     assert "TORCH_RNG_ALIGN" not in proc.stderr
     # torch_musa raises at import for a name it does not know: torchada reports the failed
     # import with torch_musa's message (the known names) and the program goes on.
     proc = run_sim("print('alive', torch.cuda.is_available())",
-                   TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2", TORCH_RNG_ALIGN="RTX9999")
+                   TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"), TORCH_RNG_ALIGN="RTX9999")
     assert "alive" in proc.stdout
     assert "Unknown NV GPU 'RTX9999'" in proc.stderr and "H200" in proc.stderr
 
@@ -225,7 +226,7 @@ def test_aligned_stream_inside_a_compiled_function():
         b, nb = draw(x)
         print(json.dumps({"a": a.cpu().tolist(), "b": b.cpu().tolist(),
                           "na": na.cpu().tolist(), "nb": nb.cpu().tolist()}))
-    """, TORCHADA_SIM_TORCH_MUSA_VERSION="2.11.0.post2", TORCH_RNG_ALIGN="H200", **SMALL_GRID))
+    """, TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.11.0.post2"), TORCH_RNG_ALIGN="H200", **SMALL_GRID))
     ref, _ = grid_stride_rand(5000, 1234, 0, 2, 512)
     assert out["a"] == ref
     assert out["a"] == out["b"] and out["na"] == out["nb"]

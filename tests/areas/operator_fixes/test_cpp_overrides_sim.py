@@ -7,7 +7,7 @@ import textwrap
 import threading
 
 from tests._fresh import FIXTURES, last_json, run_python, run_sim, sim_env
-from tests._releases import runnable_or_skip
+from tests._releases import importable_or_skip, runnable_or_skip
 
 IN_RANGE = runnable_or_skip("<2.11.0.post2")   # the unit applies below 2.11.0.post2
 FIXED = "2.11.0.post2"
@@ -159,6 +159,7 @@ def test_one_op_left_to_torch_musa_and_the_call_log():
 
 
 def test_on_the_fixed_release_nothing_is_installed():
+    importable_or_skip(FIXED)
     proc = sim(CAPTURE, version=FIXED, TORCHADA_DEBUG_CPP_OPS="1")
     out = last_json(proc)
     assert "operation not permitted when stream is capturing" in out["capture"]
