@@ -75,6 +75,11 @@ def test_every_spelling_compiles_as_eagerly_or_as_torch_itself_does(sim, native,
                 continue
             if status == "n/a" and backend == "inductor":
                 continue
+            # a table row whose target a later torch_musa added: the simulated release lacks
+            # it and says so in eager code too (cuda_api_table ``since``; no graph to compare)
+            if status == "eager_error" and "added it: upgrade torch_musa" in result.get(
+                    "detail", ""):
+                continue
             # the CPU-only native run cannot make CUDA tensors: its eager errors prove nothing
             if _own(nvidia, case, backend, status) or (
                     status != "eager_error" and _own(native, case, backend, status)):
