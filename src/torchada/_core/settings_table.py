@@ -72,6 +72,10 @@ SETTINGS = (
             "unset", "MUSA's Triton 3.6: exported as TRITON_F32_DEFAULT (the float32 tl.dot "
             "precision) unless that is set; checked against the backend's list (docs/triton.md)",
             Text("a tl.dot input precision the MUSA backend accepts")),
+    Setting("TORCHADA_TRITON_FAST_EXP", ("1", "0"), "0",
+            "MUSA's Triton 3.6: float32 tl.exp compiled as exp2(x * log2 e) for the musa backend "
+            "(relative error grows to ~|x| * 5e-8 from rounding x * log2 e); the backend hash is salted so cached "
+            "kernels never mix (docs/triton.md)", Flag(False)),
     Setting("TORCHADA_CPP_OPS_VERBOSE", ("1", "0"), "0",
             "print the build log of torchada's own native extensions",
             Flag(False)),

@@ -115,7 +115,8 @@ AREAS = (
          versions=(("triton", ">=3.0"),)),
     Area("triton_musa36", ("triton",), "MUSA's Triton 3.6: in-place alias pairs numbered by "
          "IR argument, ASTFunction.deserialize attributes on IR arguments only, "
-         "TORCHADA_TRITON_F32_DEFAULT (stands aside without the musa backend)",
+         "TORCHADA_TRITON_F32_DEFAULT, opt-in TORCHADA_TRITON_FAST_EXP (stands aside without "
+         "the musa backend)",
          versions=(("triton", ">=3.6,<3.7"),)),
     Area("flash_attn", ("flash_attn_interface",), "sgl_kernel.flash_attn as the MUSA "
          "flash_attn_interface provider; only_qv accepted by legacy FA3 entry points; "

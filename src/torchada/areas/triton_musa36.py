@@ -21,15 +21,20 @@ computing on MUSA's Triton 3.6 as on NVIDIA's:
   ``TRITON_F32_DEFAULT`` unless the user set that one; Triton applies it to every float32
   ``tl.dot`` without ``input_precision=`` (``allow_tf32=False`` ones too: a warning says so).
 
+* ``fast_exp`` (opt-in, ``TORCHADA_TRITON_FAST_EXP=1``): float32 ``tl.exp`` (also
+  ``tl.math.exp`` and ``x.exp()``) lowered to ``exp2(x * log2(e))`` for kernels compiled for the
+  musa backend; other dtypes and backends keep Triton's ``exp``. Triton's cache key does not
+  cover builtins, so the backend's ``hash()`` gets a ``torchada:fast-exp:<revision>`` suffix:
+  kernels compiled with and without the switch never share a cache entry.
+
 Gate: triton 3.6.x (the manifest) with a ``musa`` backend registered (checked here: an
 NVIDIA Triton 3.6 is left alone). Each fix checks the shape it repairs first and stands aside,
-with a status line, where the fork differs. Not built: the fp32 ``tl.exp`` fast path
-(upstream torchada's fast-exp switch): it changes generated code, and without MUSA's Triton
-there is nothing here to compile it against.
+with a status line, where the fork differs.
 
 torch_musa APIs relied on: none (MUSA's Triton: ``triton.backends.backends["musa"]``,
 ``triton.runtime.jit._make_pointer_alias_spec``, ``triton.compiler.code_generator.ASTFunction``,
-``triton.backends.musa.compiler.MUSAOptions``).
+``triton.backends.musa.compiler.MUSAOptions`` and ``MUSABackend.hash``; the IR builder's
+``get_fp32`` / ``create_splat`` / ``create_fmul`` / ``create_exp2``).
 """
 import inspect
 import itertools
@@ -229,6 +234,93 @@ def f32_default(ctx, environ=None):
     return "TRITON_F32_DEFAULT=%s" % value
 
 
+# -- fast_exp --------------------------------------------------------------------------------
+
+LOG2E = 1.4426950408889634
+# Part of every salted backend hash: raise it whenever the code fast_exp emits changes, so no
+# kernel compiled by an older lowering is taken from Triton's cache.
+FAST_EXP_REVISION = 1
+BUILDER_METHODS = ("get_fp32", "create_splat", "create_fmul", "create_exp2")
+
+
+def lowered_exp(core, check_dtype, triton_exp, backends):
+    """A builtin computing float32 ``exp(x)`` as ``exp2(x * log2 e)`` for kernels compiled for
+    one of ``backends``; everything else goes to ``triton_exp`` unchanged."""
+    @core.builtin
+    @check_dtype(dtypes=["fp32", "fp64"])
+    def exp(x, _semantic=None):
+        x = _semantic.to_tensor(x)
+        builder = _semantic.builder
+        target = getattr(getattr(builder, "options", None), "backend_name", None)
+        if x.type.scalar.name != "fp32" or target not in backends:
+            return triton_exp(x, _semantic=_semantic)
+        scale = builder.get_fp32(LOG2E)
+        if x.type.is_block():
+            scale = builder.create_splat(x.type.to_ir(builder), scale)
+        return core.tensor(builder.create_exp2(builder.create_fmul(x.handle, scale)), x.type)
+
+    exp.__wrapped__ = triton_exp
+    exp.__doc__ = triton_exp.__doc__
+    return exp
+
+
+def salt_backend_hash(ctx, backend_cls, token):
+    """``backend_cls.hash()`` with ``-torchada:<token>`` appended (restored on revert); torch
+    memoizes the hash per process, so its memo is cleared."""
+    native = backend_cls.__dict__.get("hash")
+    if native is None:
+        raise AttributeError("%s defines no hash()" % backend_cls.__name__)
+
+    def hash(self):  # noqa: A001 - the backend's method name
+        return "%s-torchada:%s" % (native(self), token)
+
+    hash.__wrapped__ = native
+    ctx.setattr(backend_cls, "hash", hash)
+    memo = getattr(sys.modules.get("torch.utils._triton"), "triton_hash_with_backend", None)
+    if hasattr(memo, "cache_clear"):
+        memo.cache_clear()
+
+
+def fast_exp(ctx, backends=("musa",), enabled=None):
+    if not (settings.read("TORCHADA_TRITON_FAST_EXP") if enabled is None else enabled):
+        return None
+    import triton.language as tl
+    from triton._C.libtriton import ir
+    from triton.language import core, math as tl_math
+
+    missing = [name for name in BUILDER_METHODS if not hasattr(ir.builder, name)]
+    for name, owner in (("_check_dtype", tl_math), ("TRITON_BUILTIN", core),
+                        ("exp", core.tensor)):
+        if not hasattr(owner, name):
+            missing.append(name)
+    signature = getattr(tl_math.exp, "signature", None) or inspect.signature(tl_math.exp)
+    if "_semantic" not in signature.parameters:  # builtins before Triton 3.4 take _builder
+        missing.append("a _semantic argument on tl.exp")
+    if missing:
+        return "not applied: this Triton lacks %s" % ", ".join(missing)
+    check_dtype = tl_math._check_dtype
+    lowered = lowered_exp(core, check_dtype, tl_math.exp, backends)
+    triton_member = core.tensor.exp
+
+    def member(self, _semantic=None):
+        return lowered(self, _semantic=_semantic)
+
+    setattr(member, core.TRITON_BUILTIN, True)
+    member.__wrapped__ = triton_member
+    if hasattr(triton_member, "signature"):  # the code generator reads a builtin's signature
+        member.signature = member.__signature__ = triton_member.signature
+    if "musa" in backends:  # salted before any kernel can see the lowering
+        from triton.backends.musa.compiler import MUSABackend
+
+        salt_backend_hash(ctx, MUSABackend, "fast-exp:%d" % FAST_EXP_REVISION)
+    for owner in (tl_math, tl):
+        ctx.setattr(owner, "exp", lowered)
+    ctx.setattr(core.tensor, "exp", member)
+    return ("float32 tl.exp lowered to exp2(x * log2 e) for the %s backend%s" % (
+        "/".join(backends), "; MUSABackend.hash salted (fast-exp:%d)" % FAST_EXP_REVISION
+        if "musa" in backends else ""))
+
+
 def apply(ctx):
     if not has_musa_backend():
         ctx.note("no musa backend registered in this Triton 3.6: not MUSA's Triton, left alone")
@@ -239,7 +331,8 @@ def apply(ctx):
     units = (("inplace_alias", lambda: inplace_alias(
                  ctx, jit, settings.read("TORCHADA_TRITON_INPLACE_ALIAS"))),
              ("deserialize", lambda: deserialize(ctx, code_generator)),
-             ("f32_default", lambda: f32_default(ctx)))
+             ("f32_default", lambda: f32_default(ctx)),
+             ("fast_exp", lambda: fast_exp(ctx)))
     for name, unit in units:
         try:
             line = unit()

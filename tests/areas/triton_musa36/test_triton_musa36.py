@@ -31,6 +31,10 @@ FAKE = {
     "triton/backends/musa/compiler.py": """
         class MUSAOptions:
             allowed_dot_input_precisions = ("ieee", "tf32")
+
+        class MUSABackend:
+            def hash(self):
+                return "musa-3.6"
         """,
     "triton/runtime/__init__.py": "from . import jit  # noqa: F401\n",
     "triton/runtime/jit.py": """
@@ -109,7 +113,9 @@ area = [a for a in torchada.status().areas if a.name == "triton_musa36"][0]
 print(json.dumps({"state": area.state, "notes": (area.note or "").splitlines(),
                   "pairs": jit._make_pointer_alias_spec(params, [None, shared, 7, shared]),
                   "deserialize": ASTFunction.deserialize(None, None) == "vendor",
-                  "f32": os.environ.get("TRITON_F32_DEFAULT")}))
+                  "f32": os.environ.get("TRITON_F32_DEFAULT"),
+                  "hash": __import__("triton.backends.musa.compiler").backends.musa.compiler
+                  .MUSABackend().hash()}))
 """
 
 
@@ -128,6 +134,16 @@ def test_musa_triton_36_gets_the_alias_numbering_and_f32_default(tmp_path):
     assert "inplace_alias: alias pairs: numbered by IR argument" in notes
     # one fix failing (this stand-in has no frontend to import) leaves the others applied
     assert "deserialize: not applied (ModuleNotFoundError" in notes and out["deserialize"]
+
+
+def test_fast_exp_is_opt_in_and_a_failed_lowering_salts_nothing(tmp_path):
+    out = run(tmp_path / "off")
+    assert "fast_exp" not in " | ".join(out["notes"]) and out["hash"] == "musa-3.6"
+    # the stand-in has no IR builder (triton._C): the unit fails alone, before the salt
+    out = run(tmp_path / "on", TORCHADA_TRITON_FAST_EXP="1")
+    assert out["state"] == "applied" and out["pairs"] == "0:2"
+    assert "fast_exp: not applied (ModuleNotFoundError" in " | ".join(out["notes"]), out
+    assert out["hash"] == "musa-3.6"
 
 
 @pytest.mark.parametrize("mode, pairs", [("off", ""), ("vendor", "1:3")])
@@ -244,3 +260,118 @@ def test_deserialize_puts_attributes_on_ir_arguments_only(ast_function):
     ours = IRFunction(1)
     fixed(g, ours)
     assert ours.attrs == []
+
+
+# -- fast_exp on this machine's real Triton frontend ------------------------------------------
+
+class Journal:
+    """The area context's setattr, undone after the test."""
+
+    def __init__(self):
+        self.undo = []
+
+    def setattr(self, owner, name, value):
+        self.undo.append((owner, name, owner.__dict__.get(name, getattr(owner, name))))
+        setattr(owner, name, value)
+
+    def revert(self):
+        for owner, name, value in reversed(self.undo):
+            setattr(owner, name, value)
+
+
+@pytest.fixture
+def journal():
+    made = Journal()
+    yield made
+    made.revert()
+
+
+def ttir(kernel, dtype):
+    """The kernel's TTIR for an NVIDIA target, made by this machine's Triton frontend (no
+    GPU needed: codegen only)."""
+    from triton._C.libtriton import ir
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler.compiler import ASTSource, make_backend
+
+    target = GPUTarget("cuda", 80, 32)
+    backend = make_backend(target)
+    options = backend.parse_options({})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    source = ASTSource(kernel, {"x": "*" + dtype, "y": "*" + dtype, "N": "constexpr"}, {"N": 16})
+    return str(source.make_ir(target, options, backend.get_codegen_implementation(options),
+                              backend.get_module_map(), context))
+
+
+def exp_kernel():
+    import triton.language as tl
+
+    @triton.jit
+    def kernel(x, y, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        v = tl.load(x + offs)
+        tl.store(y + offs, tl.exp(v) + v.exp() + tl.math.exp(v))
+
+    return kernel
+
+
+def test_fast_exp_lowers_float32_exp_only_for_its_backend(journal, monkeypatch):
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns while it is unset
+    line = area.fast_exp(journal, backends=("cuda",), enabled=True)
+    if line.startswith("not applied"):
+        # Triton before 3.4: builtins take _builder, not _semantic; nothing was touched
+        assert "a _semantic argument on tl.exp" in line and journal.undo == []
+        assert triton.__version__.split(".")[:2] < ["3", "4"]
+        return
+    assert line == "float32 tl.exp lowered to exp2(x * log2 e) for the cuda backend"
+    f32, f64 = ttir(exp_kernel(), "fp32"), ttir(exp_kernel(), "fp64")
+    # the three spellings (tl.exp, x.exp(), tl.math.exp): each a multiply by log2 e and exp2
+    assert f32.count("math.exp2") == 3 and "math.exp " not in f32
+    assert f32.count("arith.mulf") == 3 and "1.44269502" in f32
+    assert f64.count("math.exp ") == 3 and "math.exp2" not in f64
+    journal.revert()
+    journal.undo = []
+    assert ttir(exp_kernel(), "fp32").count("math.exp ") == 3  # reverted: Triton's own exp
+
+
+def test_fast_exp_leaves_other_backends_to_tritons_exp(journal, monkeypatch):
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
+    line = area.fast_exp(journal, backends=("musa",), enabled=False)
+    assert line is None and journal.undo == []
+    import triton.language as tl
+
+    before = tl.exp
+    try:
+        line = area.fast_exp(journal, backends=("hip",), enabled=True)
+    except ImportError:
+        pytest.fail("a backend other than musa needs no MUSABackend to salt")
+    if line.startswith("not applied"):
+        assert tl.exp is before
+        return
+    assert tl.exp is not before and ttir(exp_kernel(), "fp32").count("math.exp ") == 3
+
+
+def test_salted_backend_hash_and_its_revert(journal):
+    class Backend:
+        def hash(self):
+            return "musa-3.6-abc"
+
+    area.salt_backend_hash(journal, Backend, "fast-exp:%d" % area.FAST_EXP_REVISION)
+    assert Backend().hash() == "musa-3.6-abc-torchada:fast-exp:1"
+    journal.revert()
+    journal.undo = []
+    assert Backend().hash() == "musa-3.6-abc"
+
+
+def test_fast_exp_error_is_the_rounding_of_x_log2e():
+    """What the switch's documentation promises, from torch's CPU float32 arithmetic: the
+    relative error of exp2(x * log2 e) grows with |x| up to about |x| * 5e-8."""
+    import torch
+
+    for bound in (1.0, 10.0, 80.0):
+        x = torch.linspace(-bound, bound, 200_001, dtype=torch.float32)
+        exact = torch.exp(x.double())
+        fast = torch.exp2(x * torch.tensor(area.LOG2E, dtype=torch.float32)).double()
+        error = ((fast - exact).abs() / exact).max().item()
+        assert error <= bound * 5e-8 + 1.2e-7, (bound, error)
