@@ -112,7 +112,9 @@ def _import_extension(name, library):
     """Import the extension module ``name`` from the checked open file of ``library``."""
     from torchada._core import native_cache
 
-    with native_cache.opened(library) as loadable:
+    from torchada.areas._kit import background
+
+    with background.torch_work(), native_cache.opened(library) as loadable:
         loader = importlib.machinery.ExtensionFileLoader(name, loadable)
         spec = importlib.util.spec_from_file_location(name, loadable, loader=loader)
         module = importlib.util.module_from_spec(spec)

@@ -77,7 +77,8 @@ def _prepare():
     module = build_extension()
     ops = sorted({op for unit in list(UNITS) for op in unit.ops})
     device = DEVICE[0] if DEVICE else None
-    return Ready(module, checks.verdicts(torch, module, ops, device))
+    with _background.torch_work():  # interpreter exit waits for the probes, never cuts them
+        return Ready(module, checks.verdicts(torch, module, ops, device))
 
 
 def _warn_if_failed(build):
