@@ -48,3 +48,15 @@ def importable_or_skip(label):
         pytest.skip("torch_musa %s needs torch >= %s; this is torch %s"
                     % (label, minimum, torch.__version__))
     return label
+
+
+# The releases whose mm / bmm(out_dtype=) the simulator models wrong (_simconfig.DEFECTS:
+# 2.11.0.post1 only, the release the evidence names); it needs torch >= 2.11.
+MM_OUT_DTYPE_WRONG = "==2.11.0.post1"
+
+
+def has_defect(name, label):
+    """Whether the simulator models defect ``name`` on release ``label``."""
+    from torchada.testing._simconfig import DEFECTS
+
+    return DEFECTS[name](Version(label))

@@ -8,12 +8,17 @@ import pytest
 import torch
 
 from tests._fresh import last_json, run_sim
-from tests._releases import runnable_or_skip
+from tests._releases import MM_OUT_DTYPE_WRONG, runnable_or_skip
 
 
 def broken_release():
-    """A release with the modelled defects (float64 log_, out_dtype matmul) this torch runs."""
+    """A release with the modelled float64 log_ defect this torch runs."""
     return runnable_or_skip(">2.7.1,<2.11.0.post2", module=False)
+
+
+def mm_broken_release():
+    """The release whose out_dtype matmul is modelled wrong (a skip below torch 2.11)."""
+    return runnable_or_skip(MM_OUT_DTYPE_WRONG, module=False)
 
 HAS_OUT_DTYPE = any(s.overload_name == "dtype"
                     for s in torch._C._jit_get_schemas_for_operator("aten::mm"))
@@ -56,7 +61,7 @@ def line_of(marker, program=MODEL):
 
 @pytest.mark.skipif(not HAS_OUT_DTYPE, reason="torch < 2.9 has no mm(out_dtype=)")
 def test_first_mismatch_names_op_module_and_line_without_the_fixes(tmp_path):
-    out = last_json(run_sim(MODEL, TORCHADA_SIM_TORCH_MUSA_VERSION=broken_release(),
+    out = last_json(run_sim(MODEL, TORCHADA_SIM_TORCH_MUSA_VERSION=mm_broken_release(),
                             TORCHADA_DISABLE_AREAS="operator_fixes", TORCHADA_VERIFY="1",
                             TORCHADA_REPORT=str(tmp_path), RANK="1", LOCAL_RANK="1"))
     assert out["error"].startswith("VerifyMismatch: torchada verify: rank 1: aten::bmm.dtype "
@@ -81,7 +86,7 @@ def test_first_mismatch_names_op_module_and_line_without_the_fixes(tmp_path):
 
 @pytest.mark.skipif(not HAS_OUT_DTYPE, reason="torch < 2.9 has no mm(out_dtype=)")
 def test_all_keeps_going_and_tabulates():
-    out = last_json(run_sim(MODEL, TORCHADA_SIM_TORCH_MUSA_VERSION=broken_release(),
+    out = last_json(run_sim(MODEL, TORCHADA_SIM_TORCH_MUSA_VERSION=mm_broken_release(),
                             TORCHADA_DISABLE_AREAS="operator_fixes", TORCHADA_VERIFY="all"))
     assert out["ran"] is True
     found = [(r["op"], r["module"], r["site"]) for r in out["verify"]["mismatches"]]
@@ -91,7 +96,7 @@ def test_all_keeps_going_and_tabulates():
 
 @pytest.mark.skipif(not HAS_OUT_DTYPE, reason="torch < 2.9 has no mm(out_dtype=)")
 def test_nothing_found_with_the_fixes_on():
-    out = last_json(run_sim(MODEL, TORCHADA_SIM_TORCH_MUSA_VERSION=broken_release(),
+    out = last_json(run_sim(MODEL, TORCHADA_SIM_TORCH_MUSA_VERSION=mm_broken_release(),
                             TORCHADA_VERIFY="1"))
     assert out["ran"] is True and out["verify"]["mismatches"] == []
     assert out["verify"]["compared"]["aten::bmm.dtype"] == 1
@@ -180,10 +185,10 @@ print(json.dumps(out))
 @pytest.mark.skipif(not HAS_OUT_DTYPE, reason="torch < 2.9 has no mm(out_dtype=)")
 def test_compiled_graphs_are_checked_op_by_op():
     """fullgraph compiles under verify; the graph's ops (eager / aot_eager) are compared."""
-    broken = last_json(run_sim(COMPILED, TORCHADA_SIM_TORCH_MUSA_VERSION=broken_release(),
+    broken = last_json(run_sim(COMPILED, TORCHADA_SIM_TORCH_MUSA_VERSION=mm_broken_release(),
                                TORCHADA_DISABLE_AREAS="operator_fixes", TORCHADA_VERIFY="all"))
     assert broken["found"] == ["aten::mm.dtype", "aten::mm.dtype"]
-    fixed = last_json(run_sim(COMPILED, TORCHADA_SIM_TORCH_MUSA_VERSION=broken_release(),
+    fixed = last_json(run_sim(COMPILED, TORCHADA_SIM_TORCH_MUSA_VERSION=mm_broken_release(),
                               TORCHADA_VERIFY="1"))
     assert fixed == {"eager": [[4.0, 4.0]] * 3, "aot_eager": [[4.0, 4.0]] * 3, "found": []}
 

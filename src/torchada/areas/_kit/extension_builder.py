@@ -114,11 +114,12 @@ def _import_extension(name, library):
 
     from torchada.areas._kit import background
 
-    with background.torch_work(), native_cache.opened(library) as loadable:
-        loader = importlib.machinery.ExtensionFileLoader(name, loadable)
-        spec = importlib.util.spec_from_file_location(name, loadable, loader=loader)
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
+    with background.torch_work():  # loading registers into torch: not cut off by exit
+        with native_cache.opened(library) as loadable:
+            loader = importlib.machinery.ExtensionFileLoader(name, loadable)
+            spec = importlib.util.spec_from_file_location(name, loadable, loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
     module.__file__ = library  # the name users and `torchada build` read, not the fd's
     return module
 
