@@ -186,6 +186,37 @@ def test_generator_end_to_end_on_a_git_directory(tmp_path):
     assert "aten::gated_silu" in table["torch_ops"] and "aten::relu.out" in table["torch_ops"]
 
 
+def test_generator_on_a_collected_tree_names_what_it_did_not_read(tmp_path):
+    """A release collected file by file: the table says which files were not read, and the
+    tree must name the commit it was asked for."""
+    tree = tmp_path / "tree"
+    (tree / "torch_musa/csrc/aten/ops").mkdir(parents=True)
+    (tree / "torch_patches").mkdir()
+    (tree / _yaml_ops.YAML_PATH).write_text(MUSA)
+    (tree / _yaml_ops.NATIVE_PATCH).write_text(PATCH)
+    (tree / "torch_musa/csrc/aten/ops/Reg.cpp").write_text(CPP)
+    commit = "ab" * 20
+    (tree / "collected.json").write_text(json.dumps(
+        {"commit": commit, "not_read": {"torch_musa/csrc/aten/ops/Gone.cpp": "not stored"}}))
+    native = tmp_path / "native_functions.yaml"
+    native.write_text(NATIVE)
+    out = tmp_path / "table.json"
+    assert generate.main(["--source", str(tree), "--ref", commit[:7], "--release", "9.9.9",
+                          "--native-functions", str(native), "-o", str(out)]) == 0
+    table = json.loads(out.read_text())
+    assert table["source"]["commit"] == commit
+    assert {"what": "torch_musa/csrc/aten/ops/Gone.cpp", "why": "not stored"} in table["not_read"]
+    ops = {(r["op"], r["key"]) for r in table["ops"] if r["status"] == "registered"}
+    assert ("aten::add.out", "PrivateUse1") in ops and ("aten::random_.from", "PrivateUse1") in ops
+    with pytest.raises(SystemExit, match="holds commit"):
+        generate.main(["--source", str(tree), "--ref", "cd" * 20, "--native-functions",
+                       str(native), "-o", str(out)])
+    (tree / "collected.json").unlink()
+    with pytest.raises(SystemExit, match="collected.json"):
+        generate.main(["--source", str(tree), "--ref", commit, "--native-functions",
+                       str(native), "-o", str(out)])
+
+
 def test_committed_2_7_1_table():
     table = optable.load("2.7.1")
     assert table["format"] == optable.FORMAT and table["source"]["ref"] == "v2.7.1"

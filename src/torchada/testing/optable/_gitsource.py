@@ -26,3 +26,7 @@ class GitSource:
 
     def read(self, path: str) -> str:
         return self._run("show", "%s:%s" % (self.commit, path))
+
+    def not_read(self) -> list:
+        """Nothing: every file at the ref is there to read."""
+        return []

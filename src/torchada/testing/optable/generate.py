@@ -3,7 +3,10 @@
     python -m torchada.testing.optable.generate --source PATH --ref v2.7.1 \
         [--native-functions PATH] [--release 2.7.1] [-o FILE]
 
-PATH is a torch_musa git directory (bare) or checkout; REF a tag or commit. The
+PATH is a torch_musa git directory (bare) or checkout; REF a tag or commit. PATH may
+also be a collected tree (a folder of some of the release's files with collected.json
+naming their commit and what was not read: _treesource.py); the table then lists those
+unread files under not_read. The
 operators' structured/unstructured kinds come from torch's native_functions.yaml of the
 torch the release is built against (default: the one torchgen ships with the running
 torch, so run it with that torch: torch 2.7.1 for torch_musa 2.7.1). The output is the
@@ -19,7 +22,7 @@ import sys
 
 from torchada.testing.optable import FORMAT, table_path
 from torchada.testing.optable import _cpp_regs, _py_regs, _yaml_ops
-from torchada.testing.optable._gitsource import GitSource
+from torchada.testing.optable._treesource import open_source
 
 CSRC = "torch_musa/csrc"
 # What the build compiles that this generator does not read, so the table cannot speak for it.
@@ -39,7 +42,7 @@ def _default_native_functions() -> str:
                         "native_functions.yaml")
 
 
-def _cpp(src: GitSource):
+def _cpp(src):
     files = [f for f in src.files(CSRC) if f.endswith(_cpp_regs.EXTENSIONS)]
     texts = {f: src.read(f) for f in files}
     rows, fallbacks, macros = [], [], {}
@@ -53,7 +56,7 @@ def _cpp(src: GitSource):
     return rows, fallbacks
 
 
-def _python(src: GitSource):
+def _python(src):
     rows = []
     for path in src.files(PYROOT):
         if path.endswith(".py"):
@@ -62,7 +65,7 @@ def _python(src: GitSource):
 
 
 def build(source: str, ref: str, native_functions: str, release: str) -> dict:
-    src = GitSource(source, ref)
+    src = open_source(source, ref)
     with open(native_functions, "rb") as fh:
         native_bytes = fh.read()
     patch = _yaml_ops.patched_torch_entries(src.read(_yaml_ops.NATIVE_PATCH)) \
@@ -81,7 +84,7 @@ def build(source: str, ref: str, native_functions: str, release: str) -> dict:
                   "generated_with": torch.__version__.split("+")[0]},
         "generator": "python -m torchada.testing.optable.generate",
         "fallbacks": sorted(fallbacks, key=lambda f: (f["key"], f["source"])),
-        "not_read": NOT_READ,
+        "not_read": NOT_READ + src.not_read(),
         "ops": rows,
         "torch_ops": _yaml_ops.universe(index),
     }
@@ -90,7 +93,7 @@ def build(source: str, ref: str, native_functions: str, release: str) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m torchada.testing.optable.generate",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--source", required=True, help="torch_musa git dir or checkout")
+    ap.add_argument("--source", required=True, help="torch_musa git dir or checkout, or a collected tree")
     ap.add_argument("--ref", required=True, help="tag or commit, e.g. v2.7.1")
     ap.add_argument("--release", help="release label (default: the ref without 'v')")
     ap.add_argument("--native-functions", default=None,
