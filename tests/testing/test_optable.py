@@ -197,7 +197,8 @@ def test_generator_on_a_collected_tree_names_what_it_did_not_read(tmp_path):
     (tree / "torch_musa/csrc/aten/ops/Reg.cpp").write_text(CPP)
     commit = "ab" * 20
     (tree / "collected.json").write_text(json.dumps(
-        {"commit": commit, "not_read": {"torch_musa/csrc/aten/ops/Gone.cpp": "not stored"}}))
+        {"commit": commit, "not_read": {"torch_musa/csrc/aten/ops/Gone.cpp": "not stored"},
+         "carried": {"torch_musa/csrc/aten/ops/Reg.cpp": "read at v9.9.8"}}))
     native = tmp_path / "native_functions.yaml"
     native.write_text(NATIVE)
     out = tmp_path / "table.json"
@@ -208,6 +209,9 @@ def test_generator_on_a_collected_tree_names_what_it_did_not_read(tmp_path):
     assert {"what": "torch_musa/csrc/aten/ops/Gone.cpp", "why": "not stored"} in table["not_read"]
     ops = {(r["op"], r["key"]) for r in table["ops"] if r["status"] == "registered"}
     assert ("aten::add.out", "PrivateUse1") in ops and ("aten::random_.from", "PrivateUse1") in ops
+    read_at = {r["source"].rsplit(":", 1)[0]: r.get("read_at") for r in table["ops"]}
+    assert read_at["torch_musa/csrc/aten/ops/Reg.cpp"] == "read at v9.9.8"
+    assert read_at[_yaml_ops.YAML_PATH] is None
     with pytest.raises(SystemExit, match="holds commit"):
         generate.main(["--source", str(tree), "--ref", "cd" * 20, "--native-functions",
                        str(native), "-o", str(out)])

@@ -9,7 +9,9 @@ One JSON file per release, ``torch_musa_<release>_ops.json`` beside this module
   ``key`` (``PrivateUse1``, ``QuantizedPrivateUse1``, ...), ``status`` (``registered``,
   ``not-registered`` or ``unknown``), ``source`` (file:line in the release), ``how``,
   ``kernel`` where the source names one, ``reason`` for anything but registered,
-  ``patched_torch`` for operators only torch_musa's patched torch defines.
+  ``patched_torch`` for operators only torch_musa's patched torch defines, ``read_at``
+  where the row's file was read at another ref than the release's (a collected tree:
+  ``_treesource.py``).
 * ``fallbacks``: boxed fallbacks the release registers for a PrivateUse1-family key.
 * ``not_read``: what the release's build compiles that the generator could not read.
 * ``torch_ops``: every aten overload of the torch the release is built against; an

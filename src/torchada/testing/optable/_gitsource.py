@@ -30,3 +30,7 @@ class GitSource:
     def not_read(self) -> list:
         """Nothing: every file at the ref is there to read."""
         return []
+
+    def carried(self, path: str):
+        """None: every file is read at the ref itself."""
+        return None

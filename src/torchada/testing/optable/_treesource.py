@@ -1,9 +1,11 @@
 """Read a torch_musa release from a folder holding some of its files at one commit, for
 releases whose full history is not at hand (a partial tree collected file by file).
 
-The folder carries ``collected.json``: the commit its files were read at and, per path,
-what could not be read there. The generator lists those paths in the table's
-``not_read``, so the table never speaks for a file nobody read.
+The folder carries ``collected.json``: the commit its files were read at; per path, what
+could not be read there (``not_read``: listed in the table's ``not_read``, so the table never
+speaks for a file nobody read); and files not available at that commit but read at an earlier
+release (``carried``: path -> why; each row from such a file carries that text in
+``read_at``, so its line numbers and contents are known to be the earlier release's).
 """
 from __future__ import annotations
 
@@ -41,6 +43,10 @@ class TreeSource:
         with open(os.path.join(self.path, path), encoding="utf-8", errors="replace",
                   newline="") as fh:
             return fh.read()
+
+    def carried(self, path: str):
+        """Why `path` was read at another ref, or None when it was read at this one."""
+        return self.manifest.get("carried", {}).get(path)
 
     def not_read(self) -> list:
         """The manifest's unread files, as ``not_read`` rows."""

@@ -74,6 +74,10 @@ def build(source: str, ref: str, native_functions: str, release: str) -> dict:
     rows = _yaml_ops.rows(src.read(_yaml_ops.YAML_PATH), index)
     cpp_rows, fallbacks = _cpp(src)
     rows += cpp_rows + _python(src)
+    for row in rows:  # a collected tree's files read at another ref say so on their rows
+        carried = src.carried(row["source"].rsplit(":", 1)[0])
+        if carried:
+            row["read_at"] = carried
     rows.sort(key=lambda r: (r["op"], r["key"], r["source"]))
     import torch  # the torch whose native_functions.yaml was read (by default)
     return {
