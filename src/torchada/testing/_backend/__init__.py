@@ -1,10 +1,10 @@
 """Builds (once) and loads the simulator's C++ backend.
 
 The shared library is cached in ``<torchada's user cache>/sim_backend/<torch version>-<key>``
-where the key hashes the source and build recipe with the machine, the interpreter's ABI,
-the C++ compiler (the ``c++`` on PATH, not ``CXX``: see ``_compiler``) and torch's version
-(``torchada._core.native_cache``). It is built in a private temporary folder and renamed
-into place beside its digest; the folders are checked
+where the key hashes the sources (``SOURCES``, ``HEADERS``) and build recipe with the
+machine, the interpreter's ABI, the C++ compiler (the ``c++`` on PATH, not ``CXX``: see
+``_compiler``) and torch's version (``torchada._core.native_cache``). It is built in a
+private temporary folder and renamed into place beside its digest; the folders are checked
 (owned by this user, nobody else may write them, no symbolic links) and the digest, owner
 and mode of the file are checked on the open file that is loaded (``native_cache.opened``).
 A backend in the system cache (``torchada build --simulate --system``) is used when the
@@ -30,23 +30,26 @@ from torchada._core import native_cache
 from torchada._core.files import LockTimeout
 from torchada._core.warn_once import warn_once
 
-SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "musa_sim.cpp")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(_HERE, "musa_sim.cpp")
+# The translation units of the one library: the device, then its quantized tensors.
+SOURCES = [SOURCE, os.path.join(_HERE, "musa_sim_quantized.cpp")]
 # Bump when the way the library is built changes (it is part of the cache key).
-BUILD_RECIPE = "2"
+BUILD_RECIPE = "3"
 LOCK_TIMEOUT_S = 900
 LIB_NAME = "musa_sim_backend"
 CACHE_SETTING = "TORCHADA_SIM_CACHE_DIR"
 _loaded_path = None
 
 
-HEADERS = [os.path.join(os.path.dirname(SOURCE), "caching_model.h")]
+HEADERS = [os.path.join(_HERE, "caching_model.h"), os.path.join(_HERE, "musa_sim_internal.h")]
 
 
 def _source_hash() -> str:
     import torch
 
     fields = native_cache.platform_fields([_compiler()], torch.__version__)
-    return native_cache.source_key([SOURCE, *HEADERS], ["recipe=" + BUILD_RECIPE, *fields])
+    return native_cache.source_key([*SOURCES, *HEADERS], ["recipe=" + BUILD_RECIPE, *fields])
 
 
 def cache_base() -> str | None:
@@ -93,8 +96,10 @@ def _compile_into(work: str, verbose: bool = False) -> None:
 
     cpp_extension.load(
         name=LIB_NAME,
-        sources=[SOURCE],
-        extra_cflags=["-O1", "-w"],
+        sources=SOURCES,
+        # -ffp-contract=off: each floating-point operation rounded on its own on every host
+        # (the quantized kernels reproduce the device's formulas operation by operation)
+        extra_cflags=["-O1", "-w", "-ffp-contract=off"],
         build_directory=work,
         is_python_module=False,
         verbose=verbose,

@@ -1,5 +1,7 @@
-// Simulated MUSA device backend for torchada.testing (one translation unit on
-// purpose: the cold build must stay well under a minute on two cores).
+// Simulated MUSA device backend for torchada.testing.  Few translation units on purpose
+// (the cold build must stay well under a minute on two cores): this one, the device; and
+// musa_sim_quantized.cpp, its quantized tensors, built beside it (_backend/__init__.py
+// SOURCES; the declarations they share: musa_sim_internal.h).
 //
 // PrivateUse1 tensors live in host memory.  Ops without an explicit kernel go
 // through a boxed fallback that runs the CPU kernel on CPU tensors *aliasing*
@@ -53,6 +55,7 @@
 #include <torch/version.h>
 
 #include "caching_model.h"
+#include "musa_sim_internal.h"
 
 #include <array>
 #include <atomic>
@@ -629,6 +632,7 @@ at::Tensor cpu_alias(const at::Tensor& t) {
       st.data_ptr().get(), new c10::Storage(st), &release_storage, c10::Device(c10::kCPU));
   c10::Storage cst(
       c10::Storage::use_byte_size_t(), st.nbytes(), std::move(dp), c10::GetAllocator(c10::kCPU), true);
+  if (t.is_quantized()) return qtensor_over(std::move(cst), t);  // musa_sim_quantized.cpp
   auto out = at::detail::make_tensor<c10::TensorImpl>(
       std::move(cst), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
   auto* impl = out.unsafeGetTensorImpl();
@@ -650,6 +654,7 @@ void kaiser_window_musa(at::TensorIteratorBase& iter, const int64_t window_lengt
 }
 
 at::Tensor musa_over(const c10::Storage& st, const at::Tensor& like) {
+  if (like.is_quantized()) return qtensor_over(st, like);  // musa_sim_quantized.cpp
   auto out = at::detail::make_tensor<c10::TensorImpl>(
       c10::Storage(st), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), like.dtype());
   auto* impl = out.unsafeGetTensorImpl();
@@ -708,9 +713,11 @@ struct Ctx {
   c10::Device cpu_seen{c10::kCPU};
   bool has_cpu = false;
   bool lenient = false;  // indexing ops accept CPU index tensors, as on CUDA
+  bool quantized = false;  // a quantized argument: the QuantizedCPU kernel runs
 
   at::Tensor wrap(const at::Tensor& t) {
     if (!t.defined()) return t;
+    if (t.is_quantized()) quantized = true;
     if (t.device().type() == kMusa) {
       if (!dev) {
         dev = t.device();
@@ -791,7 +798,7 @@ void check_not_capturing(const char* what) {
 
 // Runs `target` (normally the same op) on CPU for a musa call on the stack.
 void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target,
-                torch::jit::Stack* stack, size_t extra_front = 0) {
+                torch::jit::Stack* stack, size_t extra_front) {
   const auto& schema = op.schema();
   const auto& args = schema.arguments();
   const size_t n_args = args.size();
@@ -848,7 +855,9 @@ void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target
   std::optional<c10::DeviceGuard> guard;
   if (ctx.dev) guard.emplace(*ctx.dev);
   try {
-    target.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+    target.redispatchBoxed(c10::DispatchKeySet(ctx.quantized ? c10::DispatchKey::QuantizedCPU
+                                                             : c10::DispatchKey::CPU),
+                           stack);
   } catch (...) {
     for (auto* g : flipped) g->as_cpu(false);
     throw;
