@@ -5,7 +5,20 @@ fallback raises torch's NotImplementedError naming the key as torch names it ('S
 'SparseCsrmusa'), as on a card, where torch_musa registers no fallback for either key."""
 import pytest
 
-from tests._fresh import bare_sim_env, last_json, run_python, sim_env
+from tests._fresh import bare_sim_env as _bare_sim_env, last_json, run_python
+from tests._fresh import sim_env as _sim_env
+
+# The rows these tests name are torch_musa 2.7.1's; 2.9.1.post1 registers many more for the
+# sparse keys (its CSC accessors: test_later_csc_accessors_read_the_members below).
+RELEASE = "2.7.1"
+
+
+def bare_sim_env(**overrides):
+    return _bare_sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION=RELEASE, **overrides)
+
+
+def sim_env(**overrides):
+    return _sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION=RELEASE, **overrides)
 
 pytest.importorskip("torchada.testing.optable")
 
@@ -127,3 +140,29 @@ def test_the_simulators_own_sparse_kernels_are_table_rows():
     out = last_json(run_python(DIRECT, env=bare_sim_env()))
     assert out == {"SparsePrivateUse1": {"extra": [], "rows": 13},
                    "SparseCsrPrivateUse1": {"extra": [], "rows": 6}}
+
+
+LATER_CSC = r"""
+import json, warnings
+warnings.simplefilter("ignore")
+import torch, torch_musa
+d = torch.tensor([[0.0, 2.0, 0.0, 1.0], [1.0, 0.0, 3.0, 0.0]])
+out = {}
+for layout in ("csc", "bsc"):
+    make = (lambda t: t.to_sparse_csc()) if layout == "csc" else (lambda t: t.to_sparse_bsc((1, 1)))
+    m, c = make(d.to("musa")), make(d)
+    out[layout] = [m.ccol_indices().cpu().tolist() == c.ccol_indices().tolist(),
+                   m.row_indices().cpu().tolist() == c.row_indices().tolist(),
+                   m.ccol_indices().device.type, torch.equal(m.to_dense().cpu(), d)]
+print(json.dumps(out))
+"""
+
+
+def test_later_csc_accessors_read_the_members():
+    """2.9.1.post1 registers ccol_indices / row_indices for SparseCsrPrivateUse1 (5e25af7's
+    yaml); they read the tensor's members (they crashed the CPU-copy runner before)."""
+    from tests._releases import importable_or_skip
+
+    env = _bare_sim_env(TORCHADA_SIM_TORCH_MUSA_VERSION=importable_or_skip("2.9.1.post1"))
+    out = last_json(run_python(LATER_CSC, env=env))
+    assert out == {"csc": [True, True, "musa", True], "bsc": [True, True, "musa", True]}, out

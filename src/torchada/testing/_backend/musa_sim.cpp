@@ -40,6 +40,8 @@
 #include <ATen/SparseCsrTensorImpl.h>
 #include <ATen/ops/_sparse_compressed_tensor_unsafe.h>
 #include <ATen/ops/crow_indices_native.h>
+#include <ATen/ops/ccol_indices_native.h>
+#include <ATen/ops/row_indices_native.h>
 #include <ATen/ops/col_indices_native.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
@@ -1143,7 +1145,7 @@ bool is_compressed(c10::Layout l) {
 // (compressed, plain) indices of a CSR/CSC/BSR/BSC tensor, through the dispatcher as ATen's
 // kernels get them (at::sparse_csr::getCompressedPlainIndices): on musa, CSR / BSR reach the
 // registered crow_indices / col_indices; CSC / BSC reach ccol_indices / row_indices, which
-// the table does not register, so they raise as on a card.
+// 2.7.1's table does not register, so they raise as on a card (2.9.1.post1 registers them).
 std::pair<at::Tensor, at::Tensor> compressed_members(const at::Tensor& t) {
   bool rows = t.layout() == c10::kSparseCsr || t.layout() == c10::kSparseBsr;
   return rows ? std::make_pair(t.crow_indices(), t.col_indices())
@@ -1268,6 +1270,17 @@ void register_sparse_rows(c10::DispatchKey key, const std::vector<std::string>& 
                            dot == std::string::npos ? "" : bare.substr(dot + 1));
     auto op = c10::Dispatcher::singleton().findOp(name);
     if (!op || op->hasKernelForDispatchKey(key)) continue;
+    // CSC / BSC member accessors a later release registers (musa_functions.yaml at 5e25af7):
+    // ATen's field readers, as for crow_indices below; the CPU-copy runner would ask them
+    // for the members it copies (compressed_members) and never return.
+    if (key == c10::DispatchKey::SparseCsrPrivateUse1 && bare == "ccol_indices") {
+      library->impl("ccol_indices", at::native::ccol_indices_sparse_csr);
+      continue;
+    }
+    if (key == c10::DispatchKey::SparseCsrPrivateUse1 && bare == "row_indices") {
+      library->impl("row_indices", at::native::row_indices_sparse_csr);
+      continue;
+    }
     library->impl(bare.c_str(), torch::CppFunction::makeFromBoxedFunction<&sparse_fallback>());
   }
   g_sparse_libraries.push_back(std::move(library));

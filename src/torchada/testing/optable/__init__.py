@@ -55,7 +55,7 @@ def table_for(version: str) -> str:
     from packaging.version import Version
     known = releases()
     fit = [r for r in known if Version(r) <= Version(version)]
-    return (fit or known)[-1]
+    return fit[-1] if fit else known[0]
 
 
 def registered(table: dict, key: str = "PrivateUse1") -> frozenset:

@@ -25,9 +25,12 @@ _ops.use_device_allocator(not _cfg.has("accelerator_memory"))
 # The release's operator set (ops it has no kernel for raise, as on a card) and the kernels
 # it has where stock torch has no CPU kernel to fall back on.
 from ._sim import cuda_kernels as _cuda_kernels, optable as _optable  # noqa: E402
+from ._sim import later_kernels as _later_kernels  # noqa: E402
+from torchada.testing import optable as _tables  # noqa: E402
 
-_optable.install(_cfg.torch_musa_version)
+_table_release = _optable.install(_cfg.torch_musa_version)
 _cuda_kernels.install()
+_later_kernels.install(_tables.registered(_tables.load(_table_release)))
 
 _musa_version = _cfg.musa_version
 
