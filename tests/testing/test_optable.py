@@ -157,13 +157,18 @@ def _git(cwd, *args):
                    check=True, capture_output=True)
 
 
+def _release_files(root):
+    """A small release: the yaml, the native-functions patch and one C++ registration file."""
+    (root / "torch_musa/csrc/aten/ops").mkdir(parents=True)
+    (root / "torch_patches").mkdir()
+    (root / _yaml_ops.YAML_PATH).write_text(MUSA)
+    (root / _yaml_ops.NATIVE_PATCH).write_text(PATCH)
+    (root / "torch_musa/csrc/aten/ops/Reg.cpp").write_text(CPP)
+    return root
+
+
 def test_generator_end_to_end_on_a_git_directory(tmp_path):
-    repo = tmp_path / "torch_musa"
-    (repo / "torch_musa/csrc/aten/ops").mkdir(parents=True)
-    (repo / "torch_patches").mkdir()
-    (repo / _yaml_ops.YAML_PATH).write_text(MUSA)
-    (repo / _yaml_ops.NATIVE_PATCH).write_text(PATCH)
-    (repo / "torch_musa/csrc/aten/ops/Reg.cpp").write_text(CPP)
+    repo = _release_files(tmp_path / "torch_musa")
     (repo / "torch_musa/optim.py").write_text(
         'import torch\n@torch.library.custom_op("musa::opt", mutates_args=(), device_types="musa")\n'
         'def f(x: torch.Tensor) -> None: ...\n')
@@ -189,12 +194,7 @@ def test_generator_end_to_end_on_a_git_directory(tmp_path):
 def test_generator_on_a_collected_tree_names_what_it_did_not_read(tmp_path):
     """A release collected file by file: the table says which files were not read, and the
     tree must name the commit it was asked for."""
-    tree = tmp_path / "tree"
-    (tree / "torch_musa/csrc/aten/ops").mkdir(parents=True)
-    (tree / "torch_patches").mkdir()
-    (tree / _yaml_ops.YAML_PATH).write_text(MUSA)
-    (tree / _yaml_ops.NATIVE_PATCH).write_text(PATCH)
-    (tree / "torch_musa/csrc/aten/ops/Reg.cpp").write_text(CPP)
+    tree = _release_files(tmp_path / "tree")
     commit = "ab" * 20
     (tree / "collected.json").write_text(json.dumps(
         {"commit": commit, "not_read": {"torch_musa/csrc/aten/ops/Gone.cpp": "not stored"},
