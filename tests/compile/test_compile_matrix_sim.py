@@ -32,6 +32,25 @@ TORCH_OWN = {"break": ("break", "diverged"), "mismatch": ("mismatch",),
              "diverged": ("diverged",), "eager_error": ("eager_error",)}
 
 
+# Breaks that come from the simulator, not from torch_musa or torchada, with the evidence.
+# distributed.get_backend on torch 2.11: torch's get_backend looks the group up in
+# _world.pg_map; the simulator's MCCL group is a Python ProcessGroup subclass
+# (_sim/mccl.py: registering its gloo backend in a C++ group made exit abort), and Dynamo
+# 2.11 does not find that object in the map while tracing ("... is not initialized in the
+# world group map", an Observed exception). A card's group is torch's C++ ProcessGroup, which
+# Dynamo traces: the NVIDIA run (torch 2.11) and the CPU run with a gloo group are ok, and
+# Dynamo 2.13 traces the simulator's group too; 2.12: unknown.
+SIMULATOR_OWN = {("distributed.get_backend", "break"): ((2, 11), (2, 12))}
+
+
+def _simulator_own(case, status):
+    span = SIMULATOR_OWN.get((case, status))
+    import torch
+
+    here = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    return span is not None and span[0] <= here <= span[1]
+
+
 def _matrix(env, tmp_path, *extra):
     env = dict(env, TORCHINDUCTOR_CACHE_DIR=str(tmp_path))
     return last_json(run_argv([RUNNER, "--backends", BACKENDS, *extra], env=env, timeout=1500))
@@ -83,6 +102,8 @@ def test_every_spelling_compiles_as_eagerly_or_as_torch_itself_does(sim, native,
             # the CPU-only native run cannot make CUDA tensors: its eager errors prove nothing
             if _own(nvidia, case, backend, status) or (
                     status != "eager_error" and _own(native, case, backend, status)):
+                continue
+            if _simulator_own(case, status):
                 continue
             # a break Dynamo's own rules predict; "diverged" here only where the compile
             # without fullgraph raised too (torch's error, not a different value)
