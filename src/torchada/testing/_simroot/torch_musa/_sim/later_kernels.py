@@ -39,11 +39,10 @@ def _check_out_dtype(a, b, out_dtype):
 
 def _gemm(self, a, b, out_dtype, beta, alpha, batched):
     _check_out_dtype(a, b, out_dtype)
-    prod = (torch.bmm if batched else torch.mm)(a.to(torch.float32), b.to(torch.float32))
-    if alpha != 1:
-        prod = prod * alpha
+    # scaling by 1 is exact in float32, so alpha and beta apply unconditionally
+    prod = (torch.bmm if batched else torch.mm)(a.to(torch.float32), b.to(torch.float32)) * alpha
     if self is not None and beta != 0:
-        prod = prod + self.to(torch.float32) * beta if beta != 1 else prod + self.to(torch.float32)
+        prod = prod + self.to(torch.float32) * beta
     return prod.to(out_dtype)
 
 
@@ -53,16 +52,18 @@ def _into(out, result):
     return out
 
 
-def mm_dtype_out(self, mat2, out_dtype, *, out):
+def _product_into(out, a, b, out_dtype, batched):
     torch._check(out.dtype == out_dtype, lambda: (
         "out_dtype must be the same as the dtype of the provided out tensor"))
-    return _into(out, _gemm(None, self, mat2, out_dtype, 0, 1, False))
+    return _into(out, _gemm(None, a, b, out_dtype, 0, 1, batched))
+
+
+def mm_dtype_out(self, mat2, out_dtype, *, out):
+    return _product_into(out, self, mat2, out_dtype, False)
 
 
 def bmm_dtype_out(self, mat2, out_dtype, *, out):
-    torch._check(out.dtype == out_dtype, lambda: (
-        "out_dtype must be the same as the dtype of the provided out tensor"))
-    return _into(out, _gemm(None, self, mat2, out_dtype, 0, 1, True))
+    return _product_into(out, self, mat2, out_dtype, True)
 
 
 def addmm_dtype(self, mat1, mat2, out_dtype, *, beta=1, alpha=1):
