@@ -163,6 +163,27 @@ if LATER:  # rows 5e25af7's yaml adds: the CPU's numbers, and CUDA's float32 GEM
                                      beta=0.5, alpha=2.0)
     computed["addmm_dtype"] = got.dtype == torch.float32 and torch.equal(
         got.cpu(), 2.0 * (h.float() @ g.float()) + 0.5 * c.float())
+    o = torch.empty(0, device="musa")
+    torch.ops.aten.mm.dtype_out(h.to("musa"), g.to("musa"), torch.float32, out=o)
+    computed["mm_dtype_out"] = torch.equal(o.cpu(), h.float() @ g.float())
+    hb, gb, cb = h[None].repeat(2, 1, 1), g[None].repeat(2, 1, 1), c[None].repeat(2, 1, 1)
+    got = torch.ops.aten.baddbmm.dtype(cb.to("musa"), hb.to("musa"), gb.to("musa"),
+                                       torch.float32, beta=2.0, alpha=0.5)
+    computed["baddbmm_dtype"] = torch.equal(got.cpu(), 0.5 * (hb.float() @ gb.float()) + 2.0 * cb.float())
+    mask = (x.cpu() > 0.9).to(torch.uint8)
+    computed["masked_scale"] = torch.equal(
+        torch.ops.aten._masked_scale(x, mask.to("musa"), 3.0).cpu(), x.cpu() * mask * 3.0)
+    big = torch.rand(4000, device="musa") + 1.0
+    dropped, keep = torch.ops.aten._fused_dropout(big, 0.75)
+    computed["fused_dropout"] = keep.dtype == torch.uint8 and torch.equal(
+        dropped.cpu(), big.cpu() * keep.cpu() * (1 / 0.75)) and 0.7 < keep.float().mean().item() < 0.8
+    means, invstd, eps = torch.rand(3, 2) + 1.0, torch.rand(3, 2) + 0.5, 1e-5
+    gm, gi = torch.ops.aten.batch_norm_gather_stats(
+        torch.empty(4, 2, device="musa"), means.to("musa"), invstd.to("musa"), None, None,
+        0.1, eps, 5)
+    var = (1 / invstd.double() ** 2 - eps + means.double() ** 2).mean(0) - means.double().mean(0) ** 2
+    computed["gather_stats"] = (torch.allclose(gm.cpu().double(), means.double().mean(0), atol=1e-6)
+                                and torch.allclose(gi.cpu().double(), 1 / (var + eps).sqrt(), rtol=1e-5))
 print(json.dumps({"errors": errors, "computed": computed}))
 '''
 
