@@ -20,16 +20,18 @@ from tests._releases import importable_or_skip
 # 2.9.1.post1 (5e25af7's yaml): cuSPARSELt / semi-structured sparsity, int4 packing, grouped
 # and mixed-dtype GEMMs and the RMSNorm backward, whose MUSA layouts and arithmetic the
 # sources read do not give (docs/simulator.md); _sim/later_kernels.py models the rest.
+_NOT_MODELLED_GEMM = {
+    "aten::_convert_weight_to_int4pack", "aten::_weight_int4pack_mm",
+    "aten::_scaled_grouped_mm", "aten::_mixed_dtypes_linear", "aten::_fused_rms_norm_backward"}
+_NOT_MODELLED_SPARSE = {
+    "aten::_cslt_compress", "aten::_cslt_sparse_mm", "aten::_cslt_sparse_mm_search",
+    "aten::_sparse_semi_structured_addmm", "aten::_sparse_semi_structured_apply",
+    "aten::_sparse_semi_structured_apply_dense", "aten::_sparse_semi_structured_linear",
+    "aten::_sparse_semi_structured_mm", "aten::_sparse_semi_structured_tile",
+    "aten::_to_sparse_semi_structured"}
 NOT_MODELLED = {
     "2.7.1": set(),
-    "2.9.1.post1": {
-        "aten::_convert_weight_to_int4pack", "aten::_weight_int4pack_mm",
-        "aten::_cslt_compress", "aten::_cslt_sparse_mm", "aten::_cslt_sparse_mm_search",
-        "aten::_sparse_semi_structured_addmm", "aten::_sparse_semi_structured_apply",
-        "aten::_sparse_semi_structured_apply_dense", "aten::_sparse_semi_structured_linear",
-        "aten::_sparse_semi_structured_mm", "aten::_sparse_semi_structured_tile",
-        "aten::_to_sparse_semi_structured", "aten::_scaled_grouped_mm",
-        "aten::_mixed_dtypes_linear", "aten::_fused_rms_norm_backward"},
+    "2.9.1.post1": _NOT_MODELLED_GEMM | _NOT_MODELLED_SPARSE,
 }
 # Overloads each release lacks (issue 21's examples, checked against the table by
 # tests/testing/test_optable.py) and the calls that reach them.

@@ -28,6 +28,8 @@ import torch
 
 from torch_musa._sim.cuda_kernels import _acc, batch_norm_elemt, \
     batch_norm_gather_stats_with_counts
+from torch_musa._sim.later_gemm_kernels import KERNELS as _GEMM_KERNELS
+from torch_musa._sim.later_sparse_kernels import KERNELS as _SPARSE_KERNELS
 
 
 def _check_out_dtype(a, b, out_dtype):
@@ -116,6 +118,8 @@ KERNELS = {
     "batch_norm_elemt.out": batch_norm_elemt_out,
     "_masked_scale": masked_scale,
     "_fused_dropout": fused_dropout,
+    **_GEMM_KERNELS,  # int4 packing, grouped / mixed-dtype GEMMs, RMSNorm backward
+    **_SPARSE_KERNELS,  # semi-structured sparsity, cuSPARSELt
 }
 _LIBRARY = None
 
