@@ -23,12 +23,7 @@ from tests._releases import importable_or_skip
 _NOT_MODELLED_GEMM = {
     "aten::_convert_weight_to_int4pack", "aten::_weight_int4pack_mm",
     "aten::_scaled_grouped_mm", "aten::_mixed_dtypes_linear", "aten::_fused_rms_norm_backward"}
-_NOT_MODELLED_SPARSE = {
-    "aten::_cslt_compress", "aten::_cslt_sparse_mm", "aten::_cslt_sparse_mm_search",
-    "aten::_sparse_semi_structured_addmm", "aten::_sparse_semi_structured_apply",
-    "aten::_sparse_semi_structured_apply_dense", "aten::_sparse_semi_structured_linear",
-    "aten::_sparse_semi_structured_mm", "aten::_sparse_semi_structured_tile",
-    "aten::_to_sparse_semi_structured"}
+_NOT_MODELLED_SPARSE = set()  # _sim/later_sparse_kernels.py models all ten
 NOT_MODELLED = {
     "2.7.1": set(),
     "2.9.1.post1": _NOT_MODELLED_GEMM | _NOT_MODELLED_SPARSE,
