@@ -20,9 +20,7 @@ from tests._releases import importable_or_skip
 # 2.9.1.post1 (5e25af7's yaml): cuSPARSELt / semi-structured sparsity, int4 packing, grouped
 # and mixed-dtype GEMMs and the RMSNorm backward, whose MUSA layouts and arithmetic the
 # sources read do not give (docs/simulator.md); _sim/later_kernels.py models the rest.
-_NOT_MODELLED_GEMM = {
-    "aten::_convert_weight_to_int4pack", "aten::_weight_int4pack_mm",
-    "aten::_scaled_grouped_mm", "aten::_mixed_dtypes_linear", "aten::_fused_rms_norm_backward"}
+_NOT_MODELLED_GEMM = set()  # _sim/later_gemm_kernels.py models all five
 _NOT_MODELLED_SPARSE = set()  # _sim/later_sparse_kernels.py models all ten
 NOT_MODELLED = {
     "2.7.1": set(),
