@@ -21,6 +21,11 @@ PROGRAMS = sorted(p.name for p in HERE.glob("p[0-9][0-9]_*.py"))
 EXPECTED = {
     "p10_jit_script.py": {"y": [1.0, 3.0, 5.0, 7.0, 9.0, 11.0], "s": 6.0},
     "p13_cuda_graph.py": {"results": [36.0, 64.0, 92.0]},
+    # spawned workers run the unrewritten source, so a CPU rerun cannot stand in: the worker
+    # writes 4 into row 0, the column view then reads [4, 1, 1, 1, 1], and arange(6) times
+    # its double sums to 2 * 55.
+    "p26_ipc_workers.py": {"x": [[4.0] * 5] + [[0.0, 1.0, 0.0, 0.0, 0.0]] * 4, "dot": 110.0,
+                           "col_in_worker": [4.0, 1.0, 1.0, 1.0, 1.0], "back": [7.0, 7.0, 7.0]},
 }
 # Both runs do fp32 work with the same CPU kernels, so fp32 numbers agree to float32
 # rounding. Only numbers computed inside an autocast region get fp16's tolerance

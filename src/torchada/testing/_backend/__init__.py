@@ -32,8 +32,10 @@ from torchada._core.warn_once import warn_once
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(_HERE, "musa_sim.cpp")
-# The translation units of the one library: the device, then its quantized tensors.
-SOURCES = [SOURCE, os.path.join(_HERE, "musa_sim_quantized.cpp")]
+# The translation units of the one library: the device, its quantized tensors, its memory
+# shared between processes.
+SOURCES = [SOURCE, os.path.join(_HERE, "musa_sim_quantized.cpp"),
+           os.path.join(_HERE, "musa_sim_ipc.cpp")]
 # Bump when the way the library is built changes (it is part of the cache key).
 BUILD_RECIPE = "3"
 LOCK_TIMEOUT_S = 900

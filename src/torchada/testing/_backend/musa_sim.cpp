@@ -672,6 +672,30 @@ void free_adopted(void* ctx) {
   delete b;
 }
 
+// Gives storage `si` the bytes `replacement` holds (already a copy of its own): the old
+// bytes are freed, but the caching-allocator model block that accounts for them is handed
+// to the caller (still counted; release_accounting uncounts it), with its device in *dev.
+// nullptr, and nothing changed, when these bytes are not this backend's allocation.
+void* swap_bytes(c10::StorageImpl* si, c10::DataPtr replacement, DeviceIndex* dev) {
+  auto del = si->data_ptr().get_deleter();
+  if (del != &free_block && del != &free_adopted) return nullptr;
+  c10::DataPtr old = si->set_data_ptr(std::move(replacement));
+  auto* b = static_cast<Block*>(old.release_context());
+  if (del == &free_block) {
+    std::free(b->ptr);
+  } else {
+    delete static_cast<c10::DataPtr*>(b->ptr);
+  }
+  void* model = b->model;
+  *dev = b->dev;
+  delete b;
+  return model;
+}
+
+void release_accounting(DeviceIndex dev, void* model) {
+  account_free(dev, static_cast<cache::Block*>(model));
+}
+
 // A musa storage for a buffer that a CPU kernel just allocated: adopt the
 // bytes when nobody else holds them, copy otherwise.
 c10::Storage adopt(const at::Tensor& cpu_out, DeviceIndex dev) {

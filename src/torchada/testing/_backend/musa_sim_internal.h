@@ -1,6 +1,7 @@
 // Declarations shared by the simulated MUSA backend's translation units, which
 // _backend/__init__.py (SOURCES) compiles into one library: musa_sim.cpp (the device, its
-// dense and sparse tensors, the operator set) and musa_sim_quantized.cpp (quantized tensors).
+// dense and sparse tensors, the operator set), musa_sim_quantized.cpp (quantized tensors) and
+// musa_sim_ipc.cpp (device memory shared between processes).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -24,6 +25,13 @@ at::Tensor musa_over(const c10::Storage& st, const at::Tensor& like);
 // when an argument is quantized, the CPU one otherwise.
 void run_on_cpu(const c10::OperatorHandle& op, const c10::OperatorHandle& target,
                 torch::jit::Stack* stack, size_t extra_front = 0);
+
+// Gives musa storage `si` the bytes of `replacement` (a copy of its own) and frees the old
+// ones, keeping them counted by the device's caching-allocator model: returns that model's
+// block (and its device in *dev) for release_accounting to uncount when the new bytes are
+// freed; nullptr, with nothing changed, for bytes this backend did not allocate.
+void* swap_bytes(c10::StorageImpl* si, c10::DataPtr replacement, c10::DeviceIndex* dev);
+void release_accounting(c10::DeviceIndex dev, void* model);
 
 // ---- defined in musa_sim_quantized.cpp
 // A QTensorImpl over `st` (a musa or a CPU storage) with `like`'s dtype, sizes, strides and

@@ -130,7 +130,10 @@ def _musa_sleep(cycles):
 
 
 def _musa_ipc_collect():
-    return None
+    _ops.ipc_collect()
+
+
+from ._sim.ipc import _new_shared_musa, _release_ipc_counter_musa, _share_musa_  # noqa: E402,F401
 
 
 def _musa_getCurrentBlasHandle():
@@ -368,8 +371,7 @@ def _empty_strided_musa(size, stride, dtype):
 for _name in [
     "_musa_register_unified_allocator", "_musa_get_pluggable_allocator",
     "_musa_register_unified_cpu_allocator", "_musa_reset_unified_cpu_allocator",
-    "_musa_musaCachingAllocator_raw_delete", "_share_musa_", "_new_shared_musa",
-    "_release_ipc_counter_musa", "_musa_changeCurrentAllocator",
+    "_musa_musaCachingAllocator_raw_delete", "_musa_changeCurrentAllocator",
     "_storage_Use_Count", "_tensors_data_ptrs_at_indices_equal",
     "_construct_MUSA_Tensor_From_Storage_And_Metadata", "_musa_customAllocator",
     "_musa_beginAllocateToPool", "_musa_beginAllocateCurrentStreamToPool",

@@ -158,6 +158,10 @@ _apply_patches()
 from ._sim import patched_parallel as _patched_parallel  # noqa: E402
 
 _patched_parallel.apply()
+# and its multiprocessing/reductions.py sends musa tensors as CUDA ones (storage sharing).
+from ._sim import patched_reductions as _patched_reductions  # noqa: E402
+
+_patched_reductions.apply()
 
 
 def ipc_collect():
