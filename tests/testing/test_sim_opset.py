@@ -17,9 +17,9 @@ from tests._releases import importable_or_skip
 # Registered by the release, no CPU kernel in stock torch, not modelled (a call raises on the
 # simulator). 2.7.1: none (the flash-attention entries and torch 2.7's _scaled_mm have
 # simulator kernels: _sim/cuda_kernels.py, tests/testing/test_sim_attention_fp8.py).
-# 2.9.1.post1 (5e25af7's yaml): cuSPARSELt / semi-structured sparsity, int4 packing, grouped
-# and mixed-dtype GEMMs and the RMSNorm backward, whose MUSA layouts and arithmetic the
-# sources read do not give (docs/simulator.md); _sim/later_kernels.py models the rest.
+# 2.9.1.post1 (5e25af7's yaml): none either: _sim/later_kernels.py, later_gemm_kernels.py and
+# later_sparse_kernels.py model all 25 (docs/simulator.md). A row a later table adds without a
+# simulator kernel goes here, with the reason.
 _NOT_MODELLED_GEMM = set()  # _sim/later_gemm_kernels.py models all five
 _NOT_MODELLED_SPARSE = set()  # _sim/later_sparse_kernels.py models all ten
 NOT_MODELLED = {

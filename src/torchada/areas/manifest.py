@@ -287,6 +287,15 @@ OPERATOR_FIXES_NOTES = [
     "  `tests/areas/operator_fixes/`. Only the numbers of torch_musa's own kernels and `mcc`",
     "  compiling `kernels_musa.mu` are MUSA hardware's to show; the CUDA twin runs the same",
     "  bodies (`benchmarks/results/musa_twin_h200.json`).",
+    "",
+    "## Candidates without a fix",
+    "",
+    "* `_weight_int4pack_mm` on 2.9.1.post1: torch_musa's kernel, as read, dequantizes a",
+    "  nibble as a signed int4 in [-8, 7] where CUDA's takes `q - 8`, so a CUDA-packed int4",
+    "  weight (gpt-fast, torchao) would give other numbers (docs/simulator.md, the operator",
+    "  set; the simulator models the reading). The evidence is source only, with no card",
+    "  measurement or release note, so no unit rewrites the weights (XOR-ing every packed",
+    "  byte with 0x88 would): a fix built on a misreading would corrupt correct numbers.",
 ]
 
 
