@@ -30,5 +30,6 @@ def apply():
     import torch.multiprocessing.reductions  # noqa: F401 (import torch already loads it)
 
     reductions = sys.modules["torch.multiprocessing.reductions"]
-    _patch(reductions, ("reduce_tensor",), _substitute(_REDUCE_TENSOR))
-    _patch(reductions, ("reduce_storage",), _substitute(_REDUCE_STORAGE))
+    # one read and compile of the module for both functions (~3 ms each)
+    _patch(reductions, ("reduce_tensor", "reduce_storage"),
+           _substitute(_REDUCE_TENSOR + _REDUCE_STORAGE))
