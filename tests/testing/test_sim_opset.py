@@ -179,6 +179,15 @@ if LATER:  # rows 5e25af7's yaml adds: the CPU's numbers, and CUDA's float32 GEM
     var = (1 / invstd.double() ** 2 - eps + means.double() ** 2).mean(0) - means.double().mean(0) ** 2
     computed["gather_stats"] = (torch.allclose(gm.cpu().double(), means.double().mean(0), atol=1e-6)
                                 and torch.allclose(gi.cpu().double(), 1 / (var + eps).sqrt(), rtol=1e-5))
+    # batch_norm_elemt.out: Normalization.cu's ((x - mean) * invstd) * weight + bias per
+    # channel, written into `out` (resized); the same float32 operations in the same order
+    xe, w, b = torch.rand(2, 3, 4), torch.rand(3), torch.rand(3)
+    m, s = torch.rand(3), torch.rand(3) + 0.5
+    o = torch.empty(0, device="musa")
+    back = torch.ops.aten.batch_norm_elemt.out(xe.to("musa"), w.to("musa"), b.to("musa"),
+                                               m.to("musa"), s.to("musa"), 1e-5, out=o)
+    ref = ((xe - m.view(1, 3, 1)) * s.view(1, 3, 1)) * w.view(1, 3, 1) + b.view(1, 3, 1)
+    computed["batch_norm_elemt_out"] = back is o and torch.equal(o.cpu(), ref)
 print(json.dumps({"errors": errors, "computed": computed}))
 '''
 
