@@ -20,12 +20,7 @@ from tests._releases import importable_or_skip
 # 2.9.1.post1 (5e25af7's yaml): none either: _sim/later_kernels.py, later_gemm_kernels.py and
 # later_sparse_kernels.py model all 25 (docs/simulator.md). A row a later table adds without a
 # simulator kernel goes here, with the reason.
-_NOT_MODELLED_GEMM = set()  # _sim/later_gemm_kernels.py models all five
-_NOT_MODELLED_SPARSE = set()  # _sim/later_sparse_kernels.py models all ten
-NOT_MODELLED = {
-    "2.7.1": set(),
-    "2.9.1.post1": _NOT_MODELLED_GEMM | _NOT_MODELLED_SPARSE,
-}
+NOT_MODELLED = {"2.7.1": set(), "2.9.1.post1": set()}
 # Overloads each release lacks (issue 21's examples, checked against the table by
 # tests/testing/test_optable.py) and the calls that reach them.
 REFUSED = {
